@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { createAccount, setAccountStatus } from '../domain/accounts.ts';
+import { printJson, withServices } from './context.ts';
+
+export function registerAccountCommands(program: Command): void {
+  const accounts = program.command('accounts').description('Create, list, activate and deactivate merchant accounts.');
+
+  accounts
+    .command('create')
+    .description('Create an account and print its keys (the secret key is shown only this once).')
+    .requiredOption('--name <name>', 'the merchant name shoppers see')
+    .requiredOption('--email <email>', 'the contact address of the merchant')
+    .option('--json', 'print one JSON object and nothing else')
+    .action(async (options: { name: string; email: string; json?: boolean }) => {
+      const created = await withServices((s) => createAccount(s.repos.accounts, s.clock, options));
+      const out = {
+        account_id: created.account.id,
+        secret_key: created.secretKey,
+        client_key: created.account.clientKey,
+      };
+      if (options.json) return printJson(out);
+      console.log(`Created account ${out.account_id} (${created.account.name})`);
+      console.log(`  Secret key: ${out.secret_key}   (shown once; keep it on your server)`);
+      console.log(`  Client key: ${out.client_key}   (publishable; for the widget)`);
+    });
+
+  accounts
+    .command('list')
+    .description('List every account.')
+    .option('--json', 'print a JSON array')
+    .action(async (options: { json?: boolean }) => {
+      const list = await withServices((s) => s.repos.accounts.list());
+      const rows = list.map((a) => ({
+        account_id: a.id,
+        name: a.name,
+        email: a.email,
+        status: a.status,
+        client_key: a.clientKey,
+        created: new Date(a.createdAt).toISOString(),
+      }));
+      if (options.json) return printJson(rows);
+      if (rows.length === 0)
+        return console.log('No accounts yet. Create one with: obolus accounts create --name … --email …');
+      for (const r of rows)
+        console.log(`${r.account_id}  ${r.status.padEnd(8)}  ${r.name} <${r.email}>  ${r.client_key}`);
+    });
+
+  for (const status of ['activate', 'deactivate'] as const) {
+    accounts
+      .command(`${status} <id>`)
+      .description(status === 'activate' ? 'Let an account use the API again.' : 'Refuse every API call of an account.')
+      .action(async (id: string) => {
+        await withServices((s) =>
+          setAccountStatus(s.repos.accounts, id, status === 'activate' ? 'active' : 'inactive'),
+        );
+        console.log(`${id} is now ${status === 'activate' ? 'active' : 'inactive'}`);
+      });
+  }
+}

@@ -1,0 +1,33 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { rollSecretKey } from '../domain/accounts.ts';
+import { printJson, withServices } from './context.ts';
+
+const MAX_GRACE_HOURS = 24 * 7;
+
+function parseGrace(value: string): number {
+  const hours = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || hours > MAX_GRACE_HOURS) {
+    throw new InvalidArgumentError(`--grace takes hours from 0 to ${MAX_GRACE_HOURS}.`);
+  }
+  return hours;
+}
+
+export function registerKeyCommands(program: Command): void {
+  const keys = program.command('keys').description('Manage secret keys.');
+  keys
+    .command('roll <account-id>')
+    .description('Issue a new secret key; the old one keeps working for --grace hours (default 0: it stops now).')
+    .option('--grace <hours>', 'hours the previous key stays valid', parseGrace, 0)
+    .option('--json', 'print one JSON object and nothing else')
+    .action(async (accountId: string, options: { grace: number; json?: boolean }) => {
+      const rolled = await withServices((s) => rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace));
+      const out = {
+        account_id: rolled.account.id,
+        secret_key: rolled.secretKey,
+        previous_keys_expire_at: new Date(rolled.previousKeysExpireAt).toISOString(),
+      };
+      if (options.json) return printJson(out);
+      console.log(`New secret key for ${out.account_id}: ${out.secret_key}   (shown once)`);
+      console.log(`Previous keys stop working at ${out.previous_keys_expire_at}.`);
+    });
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { ensureDemoAccount } from '../demo-account.ts';
+import type { AccountWithKeys } from '../domain/accounts.ts';
+import { createLogger } from '../logger.ts';
+import { startServer } from '../server.ts';
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the service: API, widget, hosted pages and background work (what `npm start` runs).')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const server = await startServer(config, logger, {
+        onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+      });
+      const demo = await ensureDemoAccount(server.services);
+      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo));
+      const stop = async (signal: string) => {
+        logger.info({ signal }, 'shutting down');
+        await server.close();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}
+
+export function banner(baseUrl: string, location: string, demo: AccountWithKeys | null): string {
+  const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
+  if (demo) {
+    const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
+    lines.push(
+      `First start: created the demo account ${demo.account.id}`,
+      `  Secret key  ${demo.secretKey}   (shown only now; stored as a digest)`,
+      `  Client key  ${demo.account.clientKey}`,
+      ``,
+      `Create a sandbox payment intent:`,
+      `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
+      ``,
+    );
+  } else {
+    lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
+  }
+  lines.push(
+    `  Payment intents  ${baseUrl}/api/v1/payment-intents`,
+    `  Health           ${baseUrl}/healthz   ${baseUrl}/readyz`,
+    `  Metrics          ${baseUrl}/metrics`,
+    ``,
+  );
+  return `${lines.join('\n')}\n`;
+}

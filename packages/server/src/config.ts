@@ -1,0 +1,39 @@
+import { DEFAULT_SQLITE_PATH } from './store/database.ts';
+
+/** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Public address of the intents API, /embed and the hosted pages. */
+  baseUrl: string;
+  /** Public address of transaction retrieval and the dashboard. */
+  appUrl: string;
+  logLevel: string;
+  /** Trust X-Forwarded-For from a reverse proxy in front (for client IPs). */
+  trustProxy: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT ?? '4242');
+  const host = env.HOST ?? '127.0.0.1';
+  const local = `http://localhost:${port}`;
+  const baseUrl = stripSlash(env.OBOLUS_BASE_URL ?? local);
+  return {
+    port,
+    host,
+    databaseUrl: env.OBOLUS_DATABASE_URL || DEFAULT_SQLITE_PATH,
+    baseUrl,
+    appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
+    logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
+    trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
+  };
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be 0..65535, got '${text}'`);
+  return port;
+}
+
+const stripSlash = (url: string) => url.replace(/\/+$/, '');

@@ -1,0 +1,147 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { HOUR } from '../clock.ts';
+import { type AccountId, newAccountId, newClientKey, newSecretKey, sha256Hex } from '../ids.ts';
+import { ApiError } from './errors.ts';
+
+export type AccountStatus = 'active' | 'inactive';
+
+export interface Pricing {
+  /** Percentage part in basis points: 290 is 2.9 %. */
+  bps: number;
+  /** Fixed part in USD cents. */
+  fixedMinor: number;
+}
+
+export const DEFAULT_PRICING: Pricing = { bps: 290, fixedMinor: 30 };
+
+export interface Account {
+  id: AccountId;
+  name: string;
+  email: string;
+  status: AccountStatus;
+  pricing: Pricing;
+  allowedOrigins: string[];
+  clientKey: string;
+  createdAt: number;
+}
+
+export interface SecretKeyRecord {
+  digest: string;
+  accountId: AccountId;
+  last4: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/** What the accounts use cases need from the store. */
+export interface AccountStore {
+  insert(account: Account, key: SecretKeyRecord): Promise<void>;
+  find(id: string): Promise<Account | undefined>;
+  list(): Promise<Account[]>;
+  count(): Promise<number>;
+  setStatus(id: string, status: AccountStatus): Promise<boolean>;
+  findKey(digest: string): Promise<SecretKeyRecord | undefined>;
+  /** Ends the current keys at `graceUntil` and adds `key`, in one transaction. */
+  replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void>;
+}
+
+export interface CreateAccountIn {
+  name: string;
+  email: string;
+  pricing?: Pricing;
+  allowedOrigins?: string[];
+}
+
+export interface AccountWithKeys {
+  account: Account;
+  /** Shown once: only its digest is stored. */
+  secretKey: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function createAccount(
+  store: AccountStore,
+  clock: Clock,
+  input: CreateAccountIn,
+): Promise<AccountWithKeys> {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 100)
+    throw new ApiError('parameter_invalid', 'name must be 1 to 100 characters', 'name');
+  if (!EMAIL.test(input.email) || input.email.length > 254) {
+    throw new ApiError('parameter_invalid', 'email must be an email address', 'email');
+  }
+  const now = clock.now();
+  const account: Account = {
+    id: newAccountId(),
+    name,
+    email: input.email,
+    status: 'active',
+    pricing: input.pricing ?? DEFAULT_PRICING,
+    allowedOrigins: input.allowedOrigins ?? [],
+    clientKey: newClientKey(),
+    createdAt: now,
+  };
+  const secretKey = newSecretKey();
+  await store.insert(account, keyRecord(account.id, secretKey, now));
+  return { account, secretKey };
+}
+
+function keyRecord(accountId: AccountId, secretKey: string, now: number): SecretKeyRecord {
+  return {
+    digest: sha256Hex(secretKey),
+    accountId,
+    last4: secretKey.slice(-4),
+    createdAt: now,
+    expiresAt: null,
+  };
+}
+
+/**
+ * Issues a new secret key. The old ones stop working after `graceHours` (0: at once),
+ * so a merchant can deploy the new key before the old one dies.
+ */
+export async function rollSecretKey(
+  store: AccountStore,
+  clock: Clock,
+  accountId: string,
+  graceHours: number,
+): Promise<{ account: Account; secretKey: string; previousKeysExpireAt: number }> {
+  const account = await store.find(accountId);
+  if (!account) throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+  const now = clock.now();
+  const secretKey = newSecretKey();
+  const graceUntil = now + graceHours * HOUR;
+  await store.replaceSecretKey(account.id, keyRecord(account.id, secretKey, now), graceUntil);
+  return { account, secretKey, previousKeysExpireAt: graceUntil };
+}
+
+export async function setAccountStatus(store: AccountStore, accountId: string, status: AccountStatus): Promise<void> {
+  if (!(await store.setStatus(accountId, status))) {
+    throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+  }
+}
+
+/**
+ * Resolves a bearer token to its account. The lookup is by SHA-256 digest, and the digest
+ * found is compared again in constant time. Inactive accounts are returned: the caller
+ * decides what an inactive account may still do.
+ */
+export async function authenticateSecretKey(store: AccountStore, clock: Clock, token: string): Promise<Account> {
+  if (token.startsWith('pk_')) {
+    throw new ApiError(
+      'secret_key_required',
+      'This endpoint needs a secret key (sk_…); a client key (pk_…) was given.',
+    );
+  }
+  const digest = sha256Hex(token);
+  const key = token.startsWith('sk_') ? await store.findKey(digest) : undefined;
+  const valid =
+    key !== undefined &&
+    timingSafeEqual(Buffer.from(key.digest, 'hex'), Buffer.from(digest, 'hex')) &&
+    (key.expiresAt === null || key.expiresAt > clock.now());
+  const account = valid ? await store.find(key.accountId) : undefined;
+  if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
+  return account;
+}

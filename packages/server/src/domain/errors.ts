@@ -1,0 +1,57 @@
+/**
+ * The one catalogue of error codes the merchant API can answer with.
+ * The HTTP status and public `type` of each code live in http/error-statuses.ts.
+ */
+export const ERROR_CODES = [
+  // invalid_request
+  'parameter_missing',
+  'parameter_invalid',
+  'parameter_unknown',
+  'body_invalid',
+  'body_too_large',
+  'content_type_unsupported',
+  'resource_missing',
+  'route_not_found',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'idempotency_key_invalid',
+  'rate_limited',
+  'mode_mismatch',
+  // authentication
+  'api_key_missing',
+  'api_key_invalid',
+  'secret_key_required',
+  'account_inactive',
+  // server
+  'internal_error',
+  // card checks before processing (invalid_request, 400)
+  'card_number_invalid',
+  'card_expiry_invalid',
+  'card_cvc_invalid',
+  'card_name_missing',
+  'card_name_invalid',
+  // declines and processing errors from the processor (invalid_request, 402)
+  'card_declined',
+  'insufficient_funds',
+  'expired_card',
+  'incorrect_cvc',
+  'authentication_failed',
+  'card_not_test',
+  'processing_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An error the caller can act on. Anything else that escapes is a 500 with a generic message. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  constructor(code: ErrorCode, message: string, param?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = param;
+  }
+}
+
+export const invalidParam = (param: string, message: string) => new ApiError('parameter_invalid', message, param);

@@ -1,0 +1,27 @@
+import { HOUR, MINUTE } from '../clock.ts';
+
+/** Keys are kept for 24 hours (DESIGN.md); after that the same key starts afresh. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR;
+/**
+ * A request that holds a key this long without finishing is taken to have died with its
+ * process; the next request with the key may take it over.
+ */
+export const IDEMPOTENCY_LOCK_MS = MINUTE;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'in_flight' }
+  | { kind: 'mismatch' }
+  | { kind: 'replay'; statusCode: number; body: string };
+
+export interface IdempotencyStore {
+  /**
+   * Atomically claims `key` for a request with `requestHash`, or says why not: another
+   * request holds it, it was used with another request, or its first response is stored.
+   */
+  claim(accountId: string, key: string, requestHash: string, now: number): Promise<IdempotencyClaim>;
+  complete(accountId: string, key: string, statusCode: number, body: string): Promise<void>;
+  release(accountId: string, key: string): Promise<void>;
+  pruneBefore(cutoff: number): Promise<number>;
+}

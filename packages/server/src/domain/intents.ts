@@ -1,0 +1,127 @@
+import type { Clock } from '../clock.ts';
+import { DAY } from '../clock.ts';
+import { type AccountId, type IntentId, newClientSecret, newIntentId } from '../ids.ts';
+import type { Account } from './accounts.ts';
+import { ApiError, invalidParam } from './errors.ts';
+
+export const INTENT_STATUSES = ['requires_payment', 'processing', 'succeeded', 'failed', 'expired'] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+export type Mode = 'live' | 'sandbox';
+export type Theme = 'light' | 'dark';
+
+/** A client_secret is valid for 7 days from creation (spec §2.1). */
+export const INTENT_LIFETIME_MS = 7 * DAY;
+/** Metadata is measured as the UTF-8 bytes of its compact JSON text, as stored. */
+export const METADATA_MAX_BYTES = 4096;
+
+export interface PaymentIntent {
+  id: IntentId;
+  accountId: AccountId;
+  amount: number;
+  currency: 'USD';
+  status: IntentStatus;
+  mode: Mode;
+  clientSecret: string;
+  reference: string | null;
+  externalid: string | null;
+  descriptor: string | null;
+  description: string | null;
+  theme: Theme | null;
+  metadata: Record<string, string>;
+  productId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+/** Shapes, types, lengths and ranges are checked by the route schema before this point. */
+export interface CreateIntentIn {
+  amount: number;
+  currency: string;
+  reference?: string;
+  metadata?: Record<string, string>;
+  externalid?: string;
+  descriptor?: string;
+  description?: string;
+  theme?: Theme;
+  mode?: Mode;
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+export interface IntentStore {
+  insert(intent: PaymentIntent): Promise<void>;
+  find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined>;
+  /** Newest first; `after` is an intent of the same account the page starts after. */
+  list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>>;
+}
+
+export function metadataBytes(metadata: Record<string, string>): number {
+  return Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+}
+
+/** `usd` is accepted and stored as `USD`, the way Stripe integrators write it (docs/decisions/0003). */
+function normaliseCurrency(currency: string): 'USD' {
+  if (currency.toUpperCase() !== 'USD')
+    throw invalidParam('currency', 'currency must be USD: the only currency in v1.');
+  return 'USD';
+}
+
+export async function createPaymentIntent(
+  store: IntentStore,
+  clock: Clock,
+  account: Account,
+  input: CreateIntentIn,
+): Promise<PaymentIntent> {
+  const currency = normaliseCurrency(input.currency);
+  const metadata = input.metadata ?? {};
+  if (metadataBytes(metadata) > METADATA_MAX_BYTES) {
+    throw invalidParam('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes as UTF-8 JSON.`);
+  }
+  const now = clock.now();
+  const id = newIntentId(now);
+  const intent: PaymentIntent = {
+    id,
+    accountId: account.id,
+    amount: input.amount,
+    currency,
+    status: 'requires_payment',
+    mode: input.mode ?? 'live',
+    clientSecret: newClientSecret(id),
+    reference: input.reference ?? null,
+    externalid: input.externalid ?? null,
+    descriptor: input.descriptor ?? null,
+    description: input.description ?? null,
+    theme: input.theme ?? null,
+    metadata,
+    productId: null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + INTENT_LIFETIME_MS,
+  };
+  await store.insert(intent);
+  return intent;
+}
+
+export async function retrievePaymentIntent(store: IntentStore, account: Account, id: string): Promise<PaymentIntent> {
+  const intent = await store.find(account.id, id);
+  if (!intent) throw new ApiError('resource_missing', `No such payment intent: '${id}'`, 'id');
+  return intent;
+}
+
+export async function listPaymentIntents(
+  store: IntentStore,
+  account: Account,
+  limit: number,
+  startingAfter?: string,
+): Promise<Page<PaymentIntent>> {
+  let after: PaymentIntent | undefined;
+  if (startingAfter !== undefined) {
+    after = await store.find(account.id, startingAfter);
+    if (!after) throw new ApiError('resource_missing', `No such payment intent: '${startingAfter}'`, 'starting_after');
+  }
+  return store.list(account.id, limit, after);
+}

@@ -1,0 +1,52 @@
+import { type Static, Type } from 'typebox';
+import type { PaymentIntent } from '../../../domain/intents.ts';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A flat object whose every value is a string (additionalProperties, so no key can slip past a pattern). */
+export const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string' },
+});
+
+/** The merchant-visible payment intent: create, retrieve and list all answer with this. */
+export const PaymentIntentOut = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('payment_intent'),
+  client_secret: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  status: Type.String(),
+  mode: Type.String(),
+  created: Type.Integer({ description: 'Unix seconds' }),
+  expires_at: Type.Integer({ description: 'Unix seconds: the client_secret is refused from then on' }),
+  reference: nullable(Type.String()),
+  externalid: nullable(Type.String()),
+  descriptor: nullable(Type.String()),
+  description: nullable(Type.String()),
+  theme: nullable(Type.String()),
+  metadata: Metadata,
+  product: nullable(Type.String()),
+});
+export type PaymentIntentOut = Static<typeof PaymentIntentOut>;
+
+export function toPaymentIntentOut(intent: PaymentIntent): PaymentIntentOut {
+  return {
+    id: intent.id,
+    object: 'payment_intent',
+    client_secret: intent.clientSecret,
+    amount: intent.amount,
+    currency: intent.currency,
+    status: intent.status,
+    mode: intent.mode,
+    created: Math.floor(intent.createdAt / 1000),
+    expires_at: Math.floor(intent.expiresAt / 1000),
+    reference: intent.reference,
+    externalid: intent.externalid,
+    descriptor: intent.descriptor,
+    description: intent.description,
+    theme: intent.theme,
+    metadata: intent.metadata,
+    product: intent.productId,
+  };
+}

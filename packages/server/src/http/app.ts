@@ -1,0 +1,66 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { newRequestId } from '../ids.ts';
+import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
+import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
+import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
+import { useApiErrors } from './errors.ts';
+import { registerHealth } from './health.ts';
+import { useIdempotency } from './plugins/idempotency.ts';
+import { useMetrics } from './plugins/metrics.ts';
+import { secretKeyAuth } from './plugins/secret-key-auth.ts';
+import type { Services } from './services.ts';
+import { validatorCompiler } from './validation.ts';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function buildApp(services: Services, logger: Logger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: () => newRequestId(),
+    // Request ids are ours alone: an incoming header is never trusted as one.
+    requestIdHeader: false,
+    // One line per request, written when it is answered (below), instead of Fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: services.config.trustProxy,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('account', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request completed',
+    );
+  });
+  useApiErrors(app);
+  useMetrics(app);
+  registerHealth(app, services);
+
+  await app.register(
+    async (api) => {
+      // No CORS headers, ever: the merchant API is for servers (spec §4.1).
+      api.addHook('onRequest', async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+      });
+      api.addHook('onRequest', secretKeyAuth(services.repos.accounts, services.clock));
+      useIdempotency(api, services.repos.idempotency, services.clock);
+      registerCreatePaymentIntent(api, services);
+      registerRetrievePaymentIntent(api, services);
+      registerListPaymentIntents(api, services);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { stringify } from 'safe-stable-stringify';
+import type { Clock } from '../../clock.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyStore } from '../../domain/idempotency.ts';
+import { sha256Hex } from '../../ids.ts';
+import { accountOf } from './secret-key-auth.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | null;
+  }
+}
+
+/**
+ * Idempotency-Key on POST (DESIGN.md): the first response is stored and replayed byte for
+ * byte with Idempotent-Replayed: true; another request with the same key gets 422; a
+ * request while the first is still running gets 409. Failures of validation are not stored
+ * (the request never started), nor are 5xx (the caller should be able to try again).
+ */
+export function useIdempotency(app: FastifyInstance, store: IdempotencyStore, clock: Clock): void {
+  app.decorateRequest('idempotencyKey', null);
+  app.addHook('preHandler', async (request, reply) => claim(store, clock, request, reply));
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey;
+    if (key === null) return payload;
+    const accountId = accountOf(request).id;
+    if (reply.statusCode >= 500) await store.release(accountId, key);
+    else await store.complete(accountId, key, reply.statusCode, String(payload));
+    return payload;
+  });
+}
+
+function requestHash(request: FastifyRequest): string {
+  return sha256Hex(`${request.method} ${request.url}\n${stringify(request.body ?? null)}`);
+}
+
+async function claim(store: IdempotencyStore, clock: Clock, request: FastifyRequest, reply: FastifyReply) {
+  if (request.method !== 'POST') return;
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return;
+  if (typeof key !== 'string' || key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    throw new ApiError(
+      'idempotency_key_invalid',
+      `Idempotency-Key must be one header of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
+      'Idempotency-Key',
+    );
+  }
+  const result = await store.claim(accountOf(request).id, key, requestHash(request), clock.now());
+  switch (result.kind) {
+    case 'claimed':
+      request.idempotencyKey = key;
+      return;
+    case 'mismatch':
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+        'Idempotency-Key',
+      );
+    case 'in_flight':
+      throw new ApiError(
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being processed. Retry once it has finished.',
+        'Idempotency-Key',
+      );
+    case 'replay':
+      return reply
+        .code(result.statusCode)
+        .header('Idempotent-Replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(result.body);
+  }
+}

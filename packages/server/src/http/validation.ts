@@ -1,0 +1,101 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ApiError } from '../domain/errors.ts';
+
+/**
+ * Bodies are validated strictly: no type coercion ("100" is not an amount), no silent
+ * removal of unknown fields. Query strings and path parameters are text by nature, so
+ * their numbers are coerced.
+ */
+const shared = {
+  allErrors: false,
+  verbose: true,
+  strict: true,
+  useDefaults: false,
+  removeAdditional: false,
+} as const;
+const strictAjv = addFormats.default(new Ajv({ ...shared, coerceTypes: false }));
+const coercingAjv = addFormats.default(new Ajv({ ...shared, coerceTypes: true }));
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+  return ajv.compile(schema as object) as never;
+};
+
+/** `/metadata/size` -> `metadata[size]`, the way merchants name nested parameters. */
+function paramName(prefix: string, instancePath: string, extra?: string): string {
+  const parts = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  const [head, ...rest] = parts;
+  if (head === undefined) return prefix;
+  return head + rest.map((p) => `[${p}]`).join('');
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  object: 'an object',
+  boolean: 'a boolean',
+  array: 'an array',
+};
+
+function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types
+    .filter((t) => t !== 'null')
+    .map((t) => TYPE_NAMES[String(t)] ?? String(t))
+    .join(' or ');
+}
+
+function bounds(schema: Record<string, unknown>, min: string, max: string): [unknown, unknown] {
+  return [schema[min], schema[max]];
+}
+
+/** Turns the first schema violation into the public error, naming the field. */
+export function validationError(errors: ErrorObject[], part: string): ApiError {
+  const error = errors[0];
+  if (!error) return new ApiError('parameter_invalid', 'The request is invalid.');
+  const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const params = error.params as Record<string, unknown>;
+  if (error.instancePath === '' && error.keyword === 'type') {
+    return new ApiError('body_invalid', `The request ${part} must be a JSON object.`);
+  }
+  if (error.keyword === 'required') {
+    const param = paramName(part, error.instancePath, String(params.missingProperty));
+    return new ApiError('parameter_missing', `Missing required parameter: ${param}.`, param);
+  }
+  if (error.keyword === 'additionalProperties') {
+    const param = paramName(part, error.instancePath, String(params.additionalProperty));
+    return new ApiError('parameter_unknown', `Received unknown parameter: ${param}.`, param);
+  }
+  const param = paramName(part, error.instancePath);
+  switch (error.keyword) {
+    case 'type':
+      return new ApiError('parameter_invalid', `${param} must be ${describeType(params.type)}.`, param);
+    case 'minimum':
+    case 'maximum': {
+      const [min, max] = bounds(parent, 'minimum', 'maximum');
+      const range = min !== undefined && max !== undefined ? `from ${min} to ${max}` : `${error.message}`;
+      return new ApiError('parameter_invalid', `${param} must be ${describeType(parent.type)} ${range}.`, param);
+    }
+    case 'minLength':
+    case 'maxLength': {
+      const [min, max] = bounds(parent, 'minLength', 'maxLength');
+      const length = min !== undefined ? `${min} to ${max} characters` : `at most ${max} characters`;
+      return new ApiError('parameter_invalid', `${param} must be ${length} long.`, param);
+    }
+    case 'enum':
+      return new ApiError(
+        'parameter_invalid',
+        `${param} must be one of: ${(params.allowedValues as unknown[]).join(', ')}.`,
+        param,
+      );
+    default:
+      return new ApiError('parameter_invalid', `${param} ${error.message ?? 'is invalid'}.`, param);
+  }
+}

@@ -1,0 +1,46 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every random identifier and credential comes from this module. */
+
+declare const brand: unique symbol;
+type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+export type AccountId = Brand<string, 'AccountId'>;
+export type IntentId = Brand<string, 'IntentId'>;
+export type TransactionId = Brand<string, 'TransactionId'>;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform base62 string: bytes >= 248 are rejected so that every symbol is equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** 24 lowercase hex: 4 bytes of Unix seconds then 8 random bytes, so ids sort roughly by time. */
+function timeOrderedHex(nowMs: number): string {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(Math.floor(nowMs / 1000) >>> 0);
+  return head.toString('hex') + randomBytes(8).toString('hex');
+}
+
+export const newIntentId = (nowMs: number) => timeOrderedHex(nowMs) as IntentId;
+export const newTransactionId = (nowMs: number) => timeOrderedHex(nowMs) as TransactionId;
+export const newAccountId = () => `acct_${randomBase62(16)}` as AccountId;
+/** 24 base62 symbols carry about 142 bits, above the 128 the design asks for. */
+export const newClientSecret = (id: IntentId) => `pi_${id}_secret_${randomBase62(24)}`;
+export const newSecretKey = () => `sk_${randomBase62(32)}`;
+export const newClientKey = () => `pk_${randomBase62(24)}`;
+export const newRequestId = () => `req_${randomBase62(16)}`;
+
+export const INTENT_ID = /^[0-9a-f]{24}$/;
+export const CLIENT_SECRET = /^pi_([0-9a-f]{24})_secret_[0-9A-Za-z]{24,}$/;
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

@@ -1,0 +1,20 @@
+/**
+ * Money is an integer count of minor units (cents) everywhere inside Obolus.
+ * This is the only place that turns minor units into major units, for the fields
+ * the spec shows in major units (amountpaid, usdpaid, usdfee).
+ */
+export function toMajorUnits(minor: number): number {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`not an integer amount of minor units: ${minor}`);
+  // Division by 100 of an integer is exact to 2 decimals once parsed back from its decimal text.
+  return Number((minor / 100).toFixed(2));
+}
+
+/**
+ * Fee in minor units for an amount: percentage in basis points plus a fixed part,
+ * rounded half-up to the cent with integer arithmetic only.
+ */
+export function feeFor(amountMinor: number, pricing: { bps: number; fixedMinor: number }): number {
+  const variableTimes10000 = amountMinor * pricing.bps;
+  const variable = Math.floor((variableTimes10000 + 5000) / 10000);
+  return variable + pricing.fixedMinor;
+}

@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** Where the data lives, for humans (never carries a password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SQLITE_PATH = './data/obolus.db';
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to work in (tests give every run its own). */
+  schema?: string;
+  /** PostgreSQL only: the pool size of this process. */
+  poolSize?: number;
+}
+
+export function openDatabase(url: string = DEFAULT_SQLITE_PATH, options: OpenOptions = {}): DatabaseHandle {
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url);
+}
+
+function openSqlite(path: string): DatabaseHandle {
+  const file = resolve(path);
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL lets readers run beside the writer; FULL makes every commit durable before we answer.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+const INT8_OID = 20;
+
+function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    // Timestamps are bigint milliseconds: well inside Number's exact range, so read them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const safe = new URL(url);
+  safe.password = '';
+  return { db, engine: 'postgres', location: safe.toString(), close: () => db.destroy() };
+}
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Brings the schema to the latest version; safe to run from several processes at once. */
+export async function migrateToLatest(db: Kysely<Database>, onStep?: (name: string) => void): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const applied: string[] = [];
+  for (const result of results ?? []) {
+    if (result.status === 'Success') {
+      applied.push(result.migrationName);
+      onStep?.(result.migrationName);
+    }
+  }
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return { applied };
+}

@@ -1,0 +1,89 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
+import type { AccountId, IntentId } from '../../ids.ts';
+import type { Database, PaymentIntentsTable } from '../schema.ts';
+
+export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
+  return {
+    id: row.id as IntentId,
+    accountId: row.account_id as AccountId,
+    amount: row.amount,
+    currency: row.currency as 'USD',
+    status: row.status as IntentStatus,
+    mode: row.mode,
+    clientSecret: row.client_secret,
+    reference: row.reference,
+    externalid: row.externalid,
+    descriptor: row.descriptor,
+    description: row.description,
+    theme: row.theme,
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    productId: row.product_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
+  return {
+    id: intent.id,
+    account_id: intent.accountId,
+    amount: intent.amount,
+    currency: intent.currency,
+    status: intent.status,
+    mode: intent.mode,
+    client_secret: intent.clientSecret,
+    reference: intent.reference,
+    externalid: intent.externalid,
+    descriptor: intent.descriptor,
+    description: intent.description,
+    theme: intent.theme,
+    metadata: JSON.stringify(intent.metadata),
+    product_id: intent.productId,
+    created_at: intent.createdAt,
+    updated_at: intent.updatedAt,
+    expires_at: intent.expiresAt,
+  };
+}
+
+export class IntentsRepository implements IntentStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(intent: PaymentIntent): Promise<void> {
+    await this.#db.insertInto('payment_intents').values(intentRow(intent)).execute();
+  }
+
+  async find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined> {
+    const row = await this.#db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toIntent(row);
+  }
+
+  async list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>> {
+    let query = this.#db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    return { data: rows.slice(0, limit).map(toIntent), hasMore: rows.length > limit };
+  }
+}

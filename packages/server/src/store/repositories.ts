@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+import { AccountsRepository } from './repos/accounts.ts';
+import { IdempotencyRepository } from './repos/idempotency.ts';
+import { IntentsRepository } from './repos/intents.ts';
+import type { Database } from './schema.ts';
+
+export interface Repositories {
+  accounts: AccountsRepository;
+  intents: IntentsRepository;
+  idempotency: IdempotencyRepository;
+}
+
+export function createRepositories(db: Kysely<Database>): Repositories {
+  return {
+    accounts: new AccountsRepository(db),
+    intents: new IntentsRepository(db),
+    idempotency: new IdempotencyRepository(db),
+  };
+}

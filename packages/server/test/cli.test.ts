@@ -1,0 +1,167 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OBOLUS_BIN, runCli } from './support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-'));
+const env = { OBOLUS_DATABASE_URL: join(dir, 'cli.db'), OBOLUS_LOG_LEVEL: 'warn' };
+const obolus = (...args: string[]) => runCli(args, env);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('obolus CLI', () => {
+  let accountId = '';
+
+  it('accounts create --json prints exactly one JSON object and nothing else', async () => {
+    const res = await obolus(
+      'accounts',
+      'create',
+      '--name',
+      'Corner Shop',
+      '--email',
+      'owner@corner.example',
+      '--json',
+    );
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(res.stdout);
+    expect(Object.keys(out).sort()).toEqual(['account_id', 'client_key', 'secret_key']);
+    expect(out.account_id).toMatch(/^acct_/);
+    expect(out.secret_key).toMatch(/^sk_/);
+    expect(out.client_key).toMatch(/^pk_/);
+    accountId = out.account_id;
+  });
+
+  it('accounts list, deactivate and activate', async () => {
+    const list = JSON.parse((await obolus('accounts', 'list', '--json')).stdout);
+    expect(list).toEqual([expect.objectContaining({ account_id: accountId, name: 'Corner Shop', status: 'active' })]);
+    expect((await obolus('accounts', 'deactivate', accountId)).code).toBe(0);
+    expect(JSON.parse((await obolus('accounts', 'list', '--json')).stdout)[0].status).toBe('inactive');
+    expect((await obolus('accounts', 'activate', accountId)).code).toBe(0);
+    expect(JSON.parse((await obolus('accounts', 'list', '--json')).stdout)[0].status).toBe('active');
+  });
+
+  it('keys roll --grace prints a new key and when the old one stops', async () => {
+    const res = await obolus('keys', 'roll', accountId, '--grace', '24', '--json');
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.secret_key).toMatch(/^sk_/);
+    const hours = (Date.parse(out.previous_keys_expire_at) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+  });
+
+  it.each([
+    [[]],
+    [['serve']],
+    [['migrate']],
+    [['accounts']],
+    [['accounts', 'create']],
+    [['accounts', 'list']],
+    [['keys', 'roll']],
+  ])('%j --help explains itself', async (args) => {
+    const res = await obolus(...args, '--help');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/Usage: obolus/);
+  });
+
+  it.each([
+    [['bogus']],
+    [['accounts', 'create', '--name', 'No Email']],
+    [['accounts', 'create', '--name', 'X', '--email', 'not-an-email']],
+    [['accounts', 'deactivate']],
+    [['accounts', 'deactivate', 'acct_doesnotexist']],
+    [['keys', 'roll', 'acct_x', '--grace', '-1']],
+    [['keys', 'roll', 'acct_x', '--grace', 'soon']],
+    [['accounts', 'list', '--colour']],
+  ])('%j is a one-line error with exit code 2', async (args) => {
+    const res = await obolus(...args);
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/error/i);
+    expect(res.stdout).toBe('');
+  });
+
+  it('migrate reports what it did', async () => {
+    const res = await obolus('migrate');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/Already up to date/);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `obolus serve` and resolves with everything it printed up to its banner. */
+function serve(serveEnv: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
+  const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+    env: { ...process.env, ...serveEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      if (out.includes('/metrics')) resolve({ child, banner: out });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('obolus serve (npm start)', () => {
+  const serveDir = mkdtempSync(join(tmpdir(), 'obolus-serve-'));
+  afterAll(() => rmSync(serveDir, { recursive: true, force: true }));
+
+  it('first start creates a demo account whose printed curl command creates a sandbox intent', async () => {
+    const port = await freePort();
+    const serveEnv = {
+      OBOLUS_DATABASE_URL: join(serveDir, 'obolus.db'),
+      PORT: String(port),
+      OBOLUS_LOG_LEVEL: 'warn',
+    };
+    const { child, banner } = await serve(serveEnv);
+    try {
+      expect(banner).toContain(`http://localhost:${port}`);
+      expect(banner).toMatch(/Secret key\s+sk_/);
+      expect(banner).toMatch(/Client key\s+pk_/);
+      const curl = banner.split('\n').find((line) => line.trim().startsWith('curl '));
+      expect(curl).toBeDefined();
+      const { stdout } = await promisify(execFile)('sh', ['-c', curl as string]);
+      const intent = JSON.parse(stdout);
+      expect(intent).toMatchObject({
+        status: 'requires_payment',
+        mode: 'sandbox',
+        amount: 2000,
+        currency: 'USD',
+      });
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+    // A second start finds the account and does not print a key it no longer has.
+    const again = await serve(serveEnv);
+    try {
+      expect(again.banner).not.toMatch(/sk_/);
+      expect(again.banner).toMatch(/keys roll/);
+    } finally {
+      await stop(again.child);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from './support/engines.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+
+describe.each(ENGINES)('operations (%s)', (engine) => {
+  let t: TestServer;
+  let shop: TestAccount;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    shop = await t.newAccount();
+  });
+  afterAll(() => t.close());
+
+  it('/healthz and /readyz answer, readyz after checking the database', async () => {
+    expect((await t.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
+    expect((await t.call('GET', '/readyz')).json).toEqual({ status: 'ready', database: engine });
+  });
+
+  it('/metrics counts requests by route template and status, with a latency histogram', async () => {
+    await t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: { amount: 1, currency: 'USD' },
+    });
+    await t.call('GET', `/api/v1/payment-intents/${'a'.repeat(24)}`, { key: shop.secretKey });
+    const res = await t.call('GET', '/metrics');
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    expect(res.text).toMatch(
+      /obolus_http_requests_total\{method="POST",route="\/api\/v1\/payment-intents",status="200"\} [1-9]/,
+    );
+    expect(res.text).toMatch(
+      /obolus_http_requests_total\{method="GET",route="\/api\/v1\/payment-intents\/:id",status="404"\} 1/,
+    );
+    expect(res.text).toContain('obolus_http_request_duration_seconds_bucket');
+    expect(res.text).not.toContain('a'.repeat(24));
+  });
+
+  it('logs carry the request id and never the secret key or card data', async () => {
+    const card = { number: '4242424242424242', cvc: '987', exp_month: 12, exp_year: 2030 };
+    const res = await t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: { amount: 1, currency: 'USD', card },
+    });
+    expect(res.status).toBe(400);
+    // Something that logs a card-carrying object by mistake is redacted too.
+    t.server.app.log.info(
+      { card, body: { number: card.number, cvc: card.cvc }, authorization: `Bearer ${shop.secretKey}` },
+      'probe',
+    );
+    const logs = t.logs();
+    expect(logs).toContain(res.headers.get('request-id'));
+    expect(logs).toContain('probe');
+    expect(logs).not.toContain(shop.secretKey);
+    expect(logs).not.toContain('4242424242424242');
+    expect(logs).not.toMatch(/"cvc":"987"/);
+  });
+
+  it('the secret key is stored only as a digest', async () => {
+    const { db } = t.server.services.database;
+    const rows = await sql<Record<string, unknown>>`select * from secret_keys`.execute(db);
+    expect(JSON.stringify(rows.rows)).not.toContain(shop.secretKey);
+    expect(JSON.stringify(rows.rows)).not.toContain(shop.secretKey.slice(3, 20));
+    if (engine === 'sqlite') {
+      await t.server.services.database.db.executeQuery(sql`pragma wal_checkpoint(FULL)`.compile(db));
+      const bytes = readFileSync(t.database.url).toString('latin1');
+      expect(bytes).toContain(shop.clientKey); // proof the file holds the account
+      expect(bytes).not.toContain(shop.secretKey);
+    }
+  });
+});

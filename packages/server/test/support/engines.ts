@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Engine } from '../../src/store/database.ts';
+
+/** SQLite always; PostgreSQL as well when OBOLUS_TEST_DATABASE_URL names a server. */
+export const PG_URL = process.env.OBOLUS_TEST_DATABASE_URL;
+export const ENGINES: Engine[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDatabase {
+  engine: Engine;
+  url: string;
+  /** PostgreSQL: the schema this test owns. */
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+/** A database no other test run can see: a fresh SQLite file, or a fresh PostgreSQL schema. */
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'obolus-test-'));
+    return {
+      engine,
+      url: join(dir, 'obolus.db'),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  if (!PG_URL) throw new Error('OBOLUS_TEST_DATABASE_URL is not set');
+  const schema = `t_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  await withPg((client) => client.query(`create schema ${schema}`));
+  return {
+    engine,
+    url: PG_URL,
+    schema,
+    drop: () => withPg((client) => client.query(`drop schema ${schema} cascade`)).then(() => undefined),
+  };
+}
+
+async function withPg<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,104 @@
+import { Writable } from 'node:stream';
+import type { Clock } from '../../src/clock.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createAccount } from '../../src/domain/accounts.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+import type { Engine } from '../../src/store/database.ts';
+import { createTestDatabase, type TestDatabase } from './engines.ts';
+
+export interface TestAccount {
+  id: string;
+  secretKey: string;
+  clientKey: string;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON of `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export interface TestServer {
+  engine: Engine;
+  url: string;
+  server: RunningServer;
+  database: TestDatabase;
+  /** Every log line the server wrote, as text. */
+  logs(): string;
+  newAccount(name?: string): Promise<TestAccount>;
+  call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+/** A real server on a loopback port over its own database; close() leaves nothing behind. */
+export async function startTestServer(engine: Engine, options: { clock?: Clock } = {}): Promise<TestServer> {
+  const database = await createTestDatabase(engine);
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  const config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: database.url,
+    logLevel: 'trace',
+  };
+  const server = await startServer(config, createLogger('trace', sink), {
+    ...(database.schema ? { schema: database.schema } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const url = server.address;
+  let accounts = 0;
+  return {
+    engine,
+    url,
+    server,
+    database,
+    logs: () => chunks.join(''),
+    async newAccount(name = `Test Shop ${++accounts}`) {
+      const { services } = server;
+      const created = await createAccount(services.repos.accounts, services.clock, {
+        name,
+        email: 'shop@example.com',
+      });
+      return { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey };
+    },
+    async call(method, path, { key, body, rawBody, headers = {} } = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      const h = init.headers as Record<string, string>;
+      if (key) h.authorization = `Bearer ${key}`;
+      if (rawBody !== undefined) init.body = rawBody;
+      else if (body !== undefined) {
+        init.body = JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(url + path, init);
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async close() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
