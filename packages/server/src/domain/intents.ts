@@ -3,6 +3,8 @@ import { DAY } from '../clock.ts';
 import { type AccountId, type IntentId, newClientSecret, newIntentId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
+import type { EventDraft, EventType } from './events.ts';
+import { paymentIntentView } from './intent-view.ts';
 
 export const INTENT_STATUSES = ['requires_payment', 'processing', 'succeeded', 'failed', 'expired'] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
@@ -32,6 +34,10 @@ export interface PaymentIntent {
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
+  /** The newest payment attempt, if any. */
+  lastTransactionId: string | null;
+  /** Declined or failed attempts so far: card-testing protection caps them. */
+  failedAttempts: number;
 }
 
 /** Shapes, types, lengths and ranges are checked by the route schema before this point. */
@@ -53,7 +59,8 @@ export interface Page<T> {
 }
 
 export interface IntentStore {
-  insert(intent: PaymentIntent): Promise<void>;
+  /** Inserts the intent and writes its events in the same database transaction. */
+  insert(intent: PaymentIntent, events: EventDraft[]): Promise<void>;
   find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined>;
   /** Newest first; `after` is an intent of the same account the page starts after. */
   list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>>;
@@ -101,8 +108,10 @@ export async function createPaymentIntent(
     createdAt: now,
     updatedAt: now,
     expiresAt: now + INTENT_LIFETIME_MS,
+    lastTransactionId: null,
+    failedAttempts: 0,
   };
-  await store.insert(intent);
+  await store.insert(intent, [intentEvent('payment_intent.created', intent)]);
   return intent;
 }
 
@@ -124,4 +133,15 @@ export async function listPaymentIntents(
     if (!after) throw new ApiError('resource_missing', `No such payment intent: '${startingAfter}'`, 'starting_after');
   }
   return store.list(account.id, limit, after);
+}
+
+export function intentEvent(type: EventType, intent: PaymentIntent): EventDraft {
+  return {
+    type,
+    accountId: intent.accountId,
+    mode: intent.mode,
+    objectType: 'payment_intent',
+    objectId: intent.id,
+    object: paymentIntentView(intent),
+  };
 }

@@ -41,6 +41,67 @@ export interface PaymentIntentsTable {
   created_at: number;
   updated_at: number;
   expires_at: number;
+  last_transaction_id: string | null;
+  failed_attempts: number;
+}
+
+export interface TransactionsTable {
+  id: string;
+  uuid: string;
+  account_id: string;
+  payment_intent_id: string;
+  mode: 'live' | 'sandbox';
+  status: number;
+  amount: number;
+  currency: string;
+  fee_amount: number;
+  fee_bps: number;
+  fee_fixed_minor: number;
+  refunded_amount: number;
+  card_bin: string;
+  card_last4: string;
+  card_length: number;
+  card_brand: string;
+  card_exp_month: number;
+  card_exp_year: number;
+  cardholder: string;
+  card_country: string | null;
+  card_bank: string | null;
+  externalid: string | null;
+  product_id: string | null;
+  chargeback: number;
+  decline_code: string | null;
+  decline_message: string | null;
+  three_ds: string | null;
+  authorization_code: string | null;
+  processor: string;
+  challenge_token: string | null;
+  processor_challenge_ref: string | null;
+  dispute_at: number | null;
+  client_ip: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  mode: 'live' | 'sandbox';
+  object_type: string;
+  object_id: string;
+  object_seq: number;
+  /** JSON text of data.object as it was when the event happened. */
+  data: string;
+  created_at: number;
+}
+
+export interface EncryptionKeysTable {
+  kid: string;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  decrypts_until: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -60,4 +121,7 @@ export interface Database {
   secret_keys: SecretKeysTable;
   payment_intents: PaymentIntentsTable;
   idempotency_keys: IdempotencyKeysTable;
+  transactions: TransactionsTable;
+  events: EventsTable;
+  encryption_keys: EncryptionKeysTable;
 }

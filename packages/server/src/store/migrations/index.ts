@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as m0001 from './0001-accounts-and-intents.ts';
+import * as m0002 from './0002-payments-transactions-events.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-accounts-and-intents': m0001,
+  '0002-payments-transactions-events': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { EventDraft } from '../../domain/events.ts';
 import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
+import { appendEvents } from './events.ts';
 
 export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
   return {
@@ -22,6 +24,8 @@ export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
+    lastTransactionId: row.last_transaction_id,
+    failedAttempts: row.failed_attempts,
   };
 }
 
@@ -44,6 +48,8 @@ export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
     created_at: intent.createdAt,
     updated_at: intent.updatedAt,
     expires_at: intent.expiresAt,
+    last_transaction_id: intent.lastTransactionId,
+    failed_attempts: intent.failedAttempts,
   };
 }
 
@@ -53,8 +59,11 @@ export class IntentsRepository implements IntentStore {
     this.#db = db;
   }
 
-  async insert(intent: PaymentIntent): Promise<void> {
-    await this.#db.insertInto('payment_intents').values(intentRow(intent)).execute();
+  async insert(intent: PaymentIntent, events: EventDraft[]): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.insertInto('payment_intents').values(intentRow(intent)).execute();
+      await appendEvents(trx, events, intent.createdAt);
+    });
   }
 
   async find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined> {

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { paymentIntentView } from '../../../domain/intent-view.ts';
 import type { PaymentIntent } from '../../../domain/intents.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -27,26 +28,8 @@ export const PaymentIntentOut = Type.Object({
   theme: nullable(Type.String()),
   metadata: Metadata,
   product: nullable(Type.String()),
+  last_transaction: nullable(Type.String()),
 });
 export type PaymentIntentOut = Static<typeof PaymentIntentOut>;
 
-export function toPaymentIntentOut(intent: PaymentIntent): PaymentIntentOut {
-  return {
-    id: intent.id,
-    object: 'payment_intent',
-    client_secret: intent.clientSecret,
-    amount: intent.amount,
-    currency: intent.currency,
-    status: intent.status,
-    mode: intent.mode,
-    created: Math.floor(intent.createdAt / 1000),
-    expires_at: Math.floor(intent.expiresAt / 1000),
-    reference: intent.reference,
-    externalid: intent.externalid,
-    descriptor: intent.descriptor,
-    description: intent.description,
-    theme: intent.theme,
-    metadata: intent.metadata,
-    product: intent.productId,
-  };
-}
+export const toPaymentIntentOut = (intent: PaymentIntent): PaymentIntentOut => paymentIntentView(intent);

@@ -1,0 +1,53 @@
+import { randomBase62 } from '../ids.ts';
+import type { Mode } from './intents.ts';
+
+/** Event names of DESIGN.md: the webhook catalogue. */
+export const EVENT_TYPES = [
+  'payment_intent.created',
+  'payment_intent.processing',
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.expired',
+  'transaction.created',
+  'transaction.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event about to be written, in the same database transaction as the change it reports. */
+export interface EventDraft {
+  type: EventType;
+  accountId: string;
+  mode: Mode;
+  objectType: 'payment_intent' | 'transaction';
+  objectId: string;
+  /** The object as the API shows it, after the change. */
+  object: unknown;
+}
+
+export interface StoredEvent {
+  id: string;
+  accountId: string;
+  type: EventType;
+  mode: Mode;
+  objectType: string;
+  objectId: string;
+  /** 1, 2, 3 … per object: receivers order the events of one object by it. */
+  objectSeq: number;
+  object: unknown;
+  createdAt: number;
+}
+
+export const newEventId = () => `evt_${randomBase62(24)}`;
+
+/** The event body delivered by webhooks and answered by the events API. */
+export function eventView(event: StoredEvent) {
+  return {
+    id: event.id,
+    object: 'event' as const,
+    type: event.type,
+    created: event.createdAt / 1000,
+    mode: event.mode,
+    sequence: event.objectSeq,
+    data: { object: event.object },
+  };
+}

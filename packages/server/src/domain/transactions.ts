@@ -1,0 +1,145 @@
+import type { AccountId, IntentId, TransactionId } from '../ids.ts';
+import { toMajorUnits } from '../money.ts';
+import type { Mode } from './intents.ts';
+
+/** Transaction status codes (DESIGN.md). 20 Settled is the spec's; the rest are ours. */
+export const TX_STATUS = {
+  pending: 10,
+  settled: 20,
+  declined: 30,
+  failed: 31,
+  refunded: 40,
+  partiallyRefunded: 41,
+  chargeback: 50,
+} as const;
+export type TxStatus = (typeof TX_STATUS)[keyof typeof TX_STATUS];
+
+export const TX_STATUS_TEXT: Record<TxStatus, string> = {
+  10: 'Pending',
+  20: 'Settled',
+  30: 'Declined',
+  31: 'Failed',
+  40: 'Refunded',
+  41: 'Partially refunded',
+  50: 'Chargeback',
+};
+
+/** Statuses in which money was captured: amountpaid, usdpaid and usdfee count only for these. */
+export const CAPTURED_STATUSES: readonly TxStatus[] = [20, 40, 41, 50];
+
+/** One payment attempt. The card is kept as BIN, last 4 and length only; the CVC never. */
+export interface Transaction {
+  id: TransactionId;
+  uuid: string;
+  accountId: AccountId;
+  paymentIntentId: IntentId;
+  mode: Mode;
+  status: TxStatus;
+  amount: number;
+  currency: 'USD';
+  feeAmount: number;
+  feeBps: number;
+  feeFixedMinor: number;
+  refundedAmount: number;
+  card: { bin: string; last4: string; length: number; brand: string; expMonth: number; expYear: number };
+  cardholder: string;
+  cardCountry: string | null;
+  cardBank: string | null;
+  externalid: string | null;
+  productId: string | null;
+  chargeback: boolean;
+  declineCode: string | null;
+  declineMessage: string | null;
+  threeDS: string | null;
+  authorizationCode: string | null;
+  processor: string;
+  challengeToken: string | null;
+  processorChallengeRef: string | null;
+  /** Sandbox chargeback card: when the simulated dispute arrives. */
+  disputeAt: number | null;
+  clientIp: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function maskedCard(card: Transaction['card']): string {
+  return card.bin + '*'.repeat(Math.max(card.length - 10, 0)) + card.last4;
+}
+
+/**
+ * The transaction record of spec §2.2, field names and JSON types exactly as listed,
+ * followed by the platform's own fields (which clients treat as informational).
+ */
+export interface TransactionRecord {
+  id: string;
+  uuid: string;
+  created: number;
+  status: number;
+  statustext: string;
+  amountpaid: number;
+  currencypaid: string;
+  usdpaid: number;
+  usdfee: number;
+  card: string;
+  cardholder: string;
+  cardcountry: string;
+  cardbank: string;
+  paymenttypetext: string;
+  externalid: string;
+  product: string;
+  chargeback: boolean;
+  object: 'transaction';
+  payment_intent: string;
+  mode: string;
+  amount: number;
+  currency: string;
+  amount_refunded: number;
+  fee: { amount: number; percent_bps: number; fixed: number; currency: 'USD' };
+  card_exp_month: number;
+  card_exp_year: number;
+  decline_code: string | null;
+  decline_message: string | null;
+  three_d_secure: string | null;
+  authorization_code: string | null;
+  updated: number;
+}
+
+export function transactionRecord(tx: Transaction): TransactionRecord {
+  const captured = CAPTURED_STATUSES.includes(tx.status);
+  // Only USD exists in v1, so the settled USD amount is the amount paid.
+  const paidMinor = captured ? tx.amount : 0;
+  const feeMinor = captured ? tx.feeAmount : 0;
+  return {
+    id: tx.id,
+    uuid: tx.uuid,
+    created: tx.createdAt / 1000,
+    status: tx.status,
+    statustext: TX_STATUS_TEXT[tx.status],
+    amountpaid: toMajorUnits(paidMinor),
+    currencypaid: tx.currency,
+    usdpaid: toMajorUnits(paidMinor),
+    usdfee: toMajorUnits(feeMinor),
+    card: maskedCard(tx.card),
+    cardholder: tx.cardholder,
+    cardcountry: tx.cardCountry ?? '',
+    cardbank: tx.cardBank ?? '',
+    paymenttypetext: tx.card.brand,
+    externalid: tx.externalid ?? '',
+    product: tx.productId ?? '',
+    chargeback: tx.chargeback,
+    object: 'transaction',
+    payment_intent: tx.paymentIntentId,
+    mode: tx.mode,
+    amount: tx.amount,
+    currency: tx.currency,
+    amount_refunded: tx.refundedAmount,
+    fee: { amount: feeMinor, percent_bps: tx.feeBps, fixed: tx.feeFixedMinor, currency: 'USD' },
+    card_exp_month: tx.card.expMonth,
+    card_exp_year: tx.card.expYear,
+    decline_code: tx.declineCode,
+    decline_message: tx.declineMessage,
+    three_d_secure: tx.threeDS,
+    authorization_code: tx.authorizationCode,
+    updated: tx.updatedAt / 1000,
+  };
+}

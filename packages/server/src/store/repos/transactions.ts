@@ -1,0 +1,125 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Transaction, TxStatus } from '../../domain/transactions.ts';
+import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
+import type { Database, TransactionsTable } from '../schema.ts';
+
+export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
+  return {
+    id: row.id as TransactionId,
+    uuid: row.uuid,
+    accountId: row.account_id as AccountId,
+    paymentIntentId: row.payment_intent_id as IntentId,
+    mode: row.mode,
+    status: row.status as TxStatus,
+    amount: row.amount,
+    currency: row.currency as 'USD',
+    feeAmount: row.fee_amount,
+    feeBps: row.fee_bps,
+    feeFixedMinor: row.fee_fixed_minor,
+    refundedAmount: row.refunded_amount,
+    card: {
+      bin: row.card_bin,
+      last4: row.card_last4,
+      length: row.card_length,
+      brand: row.card_brand,
+      expMonth: row.card_exp_month,
+      expYear: row.card_exp_year,
+    },
+    cardholder: row.cardholder,
+    cardCountry: row.card_country,
+    cardBank: row.card_bank,
+    externalid: row.externalid,
+    productId: row.product_id,
+    chargeback: row.chargeback === 1,
+    declineCode: row.decline_code,
+    declineMessage: row.decline_message,
+    threeDS: row.three_ds,
+    authorizationCode: row.authorization_code,
+    processor: row.processor,
+    challengeToken: row.challenge_token,
+    processorChallengeRef: row.processor_challenge_ref,
+    disputeAt: row.dispute_at,
+    clientIp: row.client_ip,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function transactionRow(tx: Transaction): TransactionsTable {
+  return {
+    id: tx.id,
+    uuid: tx.uuid,
+    account_id: tx.accountId,
+    payment_intent_id: tx.paymentIntentId,
+    mode: tx.mode,
+    status: tx.status,
+    amount: tx.amount,
+    currency: tx.currency,
+    fee_amount: tx.feeAmount,
+    fee_bps: tx.feeBps,
+    fee_fixed_minor: tx.feeFixedMinor,
+    refunded_amount: tx.refundedAmount,
+    card_bin: tx.card.bin,
+    card_last4: tx.card.last4,
+    card_length: tx.card.length,
+    card_brand: tx.card.brand,
+    card_exp_month: tx.card.expMonth,
+    card_exp_year: tx.card.expYear,
+    cardholder: tx.cardholder,
+    card_country: tx.cardCountry,
+    card_bank: tx.cardBank,
+    externalid: tx.externalid,
+    product_id: tx.productId,
+    chargeback: tx.chargeback ? 1 : 0,
+    decline_code: tx.declineCode,
+    decline_message: tx.declineMessage,
+    three_ds: tx.threeDS,
+    authorization_code: tx.authorizationCode,
+    processor: tx.processor,
+    challenge_token: tx.challengeToken,
+    processor_challenge_ref: tx.processorChallengeRef,
+    dispute_at: tx.disputeAt,
+    client_ip: tx.clientIp,
+    created_at: tx.createdAt,
+    updated_at: tx.updatedAt,
+  };
+}
+
+export class TransactionsRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async find(accountId: string, id: string): Promise<Transaction | undefined> {
+    const row = await this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toTransaction(row);
+  }
+
+  /** The challenge token is itself the credential (like a client_secret), so this lookup has no account. */
+  async findByChallengeToken(token: string): Promise<Transaction | undefined> {
+    const row = await this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('challenge_token', '=', token)
+      .executeTakeFirst();
+    return row && toTransaction(row);
+  }
+
+  async forIntent(accountId: string, intentId: string): Promise<Transaction[]> {
+    const rows = await this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('payment_intent_id', '=', intentId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toTransaction);
+  }
+}
