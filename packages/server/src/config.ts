@@ -12,6 +12,10 @@ export interface Config {
   logLevel: string;
   /** Trust X-Forwarded-For from a reverse proxy in front (for client IPs). */
   trustProxy: boolean;
+  /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
+  webhooksAllowLoopback: boolean;
+  /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
+  webhooksPollMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -27,7 +31,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
     trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
+    webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
+    webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
   };
+}
+
+function parsePollMs(text: string): number {
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms > 3_600_000) {
+    throw new Error(`OBOLUS_WEBHOOKS_POLL_MS must be 0..3600000 milliseconds, got '${text}'`);
+  }
+  return ms;
 }
 
 function parsePort(text: string): number {

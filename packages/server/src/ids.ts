@@ -44,3 +44,12 @@ export const CLIENT_SECRET = /^pi_([0-9a-f]{24})_secret_[0-9A-Za-z]{24,}$/;
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+/** UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then version, variant and randomness. */
+export function uuidv7(nowMs: number): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(nowMs, 0, 6);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x70;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -18,3 +18,8 @@ export function feeFor(amountMinor: number, pricing: { bps: number; fixedMinor: 
   const variable = Math.floor((variableTimes10000 + 5000) / 10000);
   return variable + pricing.fixedMinor;
 }
+
+/** Major-unit text for people, e.g. 2000 USD -> "$20.00". */
+export function formatMoney(minor: number, currency: string): string {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(toMajorUnits(minor));
+}

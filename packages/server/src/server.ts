@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
-import { openServices } from './services.ts';
+import { type OpenServicesOptions, openServices } from './services.ts';
+import { startDisputeSimulator } from './workers/dispute-simulator.ts';
+import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startMaintenance } from './workers/maintenance.ts';
+import { startWebhookWorker } from './workers/webhooks/worker.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -19,16 +21,23 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   logger: Logger,
-  options: { clock?: Clock; schema?: string; services?: Services; onMigration?: (name: string) => void } = {},
+  options: OpenServicesOptions & { services?: Services } = {},
 ): Promise<RunningServer> {
   const services = options.services ?? (await openServices(config, options));
   const app = await buildApp(services, logger);
   const address = await app.listen({ port: config.port, host: config.host });
-  const maintenance = startMaintenance(services, logger);
+  // Background work of this process; each stops with the server.
+  const workers = [
+    startMaintenance(services, logger),
+    startExpirySweeper(services, logger),
+    startWebhookWorker(services, logger),
+    startDisputeSimulator(services, logger),
+  ];
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      maintenance.stop();
+      // Awaited: the webhook worker finishes its pass before the database closes.
+      for (const worker of workers) await worker.stop();
       await app.close();
       if (!options.services) await services.database.close();
     })();

@@ -3,7 +3,10 @@ import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerMigrate } from './migrate.ts';
+import { registerOriginCommands } from './origins.ts';
 import { registerServe } from './serve.ts';
+import { registerListen } from './listen.ts';
+import { registerWorker } from './worker.ts';
 
 /** Exit codes: 0 done, 1 failed, 2 wrong usage (unknown command, option or argument). */
 export const EXIT_USAGE = 2;
@@ -18,6 +21,9 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerAccountCommands(program);
   registerKeyCommands(program);
+  registerOriginCommands(program);
+  registerWorker(program);
+  registerListen(program);
   return program;
 }
 

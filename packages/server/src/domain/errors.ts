@@ -38,6 +38,27 @@ export const ERROR_CODES = [
   'authentication_failed',
   'card_not_test',
   'processing_error',
+  // the widget's payment flow
+  'client_key_invalid',
+  'client_secret_invalid',
+  'card_encryption_invalid',
+  'payment_intent_expired',
+  'payment_intent_unexpected_state',
+  'payment_in_progress',
+  'too_many_attempts',
+  'live_payments_unavailable',
+  'challenge_invalid',
+  // the transaction lifecycle: refunds and chargebacks (docs/decisions/0011, 0012)
+  'refund_amount_too_large',
+  'transaction_not_refundable',
+  'transaction_already_refunded',
+  'transaction_disputed',
+  'live_refunds_unavailable',
+  'sandbox_only',
+  'transaction_not_disputable',
+  'transaction_already_disputed',
+  // webhooks (docs/webhooks.md)
+  'endpoint_disabled',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'payment_intent.expired',
   'transaction.created',
   'transaction.updated',
+  // A webhook endpoint failed for 3 days and was disabled (docs/webhooks.md).
+  'webhook_endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -18,7 +20,7 @@ export interface EventDraft {
   type: EventType;
   accountId: string;
   mode: Mode;
-  objectType: 'payment_intent' | 'transaction';
+  objectType: 'payment_intent' | 'transaction' | 'webhook_endpoint';
   objectId: string;
   /** The object as the API shows it, after the change. */
   object: unknown;

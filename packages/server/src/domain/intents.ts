@@ -51,6 +51,8 @@ export interface CreateIntentIn {
   description?: string;
   theme?: Theme;
   mode?: Mode;
+  /** Set only by the hosted checkout page (never by the merchant API's schema). */
+  productId?: string;
 }
 
 export interface Page<T> {
@@ -104,7 +106,7 @@ export async function createPaymentIntent(
     description: input.description ?? null,
     theme: input.theme ?? null,
     metadata,
-    productId: null,
+    productId: input.productId ?? null,
     createdAt: now,
     updatedAt: now,
     expiresAt: now + INTENT_LIFETIME_MS,

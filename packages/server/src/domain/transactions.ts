@@ -1,5 +1,6 @@
 import type { AccountId, IntentId, TransactionId } from '../ids.ts';
 import { toMajorUnits } from '../money.ts';
+import type { EventDraft } from './events.ts';
 import type { Mode } from './intents.ts';
 
 /** Transaction status codes (DESIGN.md). 20 Settled is the spec's; the rest are ours. */
@@ -26,6 +27,13 @@ export const TX_STATUS_TEXT: Record<TxStatus, string> = {
 
 /** Statuses in which money was captured: amountpaid, usdpaid and usdfee count only for these. */
 export const CAPTURED_STATUSES: readonly TxStatus[] = [20, 40, 41, 50];
+/** Statuses a refund may start from: money captured and some of it not yet given back. */
+export const REFUNDABLE_STATUSES: readonly TxStatus[] = [20, 41];
+/**
+ * Statuses on which a card network's dispute is recorded: money was captured and no
+ * chargeback exists yet. Refunded ones included: the network, not we, decides (decision 0012).
+ */
+export const DISPUTABLE_STATUSES: readonly TxStatus[] = [20, 40, 41];
 
 /** One payment attempt. The card is kept as BIN, last 4 and length only; the CVC never. */
 export interface Transaction {
@@ -60,6 +68,37 @@ export interface Transaction {
   clientIp: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** Money given back to the shopper from one transaction; amounts in minor units. */
+export interface Refund {
+  /** re_… */
+  id: string;
+  accountId: AccountId;
+  transactionId: TransactionId;
+  amount: number;
+  currency: 'USD';
+  createdAt: number;
+}
+
+export interface RefundView {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: string;
+  created: number;
+  transaction: string;
+}
+
+export function refundView(refund: Refund): RefundView {
+  return {
+    id: refund.id,
+    object: 'refund',
+    amount: refund.amount,
+    currency: refund.currency,
+    created: refund.createdAt / 1000,
+    transaction: refund.transactionId,
+  };
 }
 
 export function maskedCard(card: Transaction['card']): string {
@@ -102,9 +141,12 @@ export interface TransactionRecord {
   three_d_secure: string | null;
   authorization_code: string | null;
   updated: number;
+  /** Oldest first. */
+  refunds: RefundView[];
 }
 
-export function transactionRecord(tx: Transaction): TransactionRecord {
+/** `refunds` are the transaction's own, oldest first; a transaction never refunded has none. */
+export function transactionRecord(tx: Transaction, refunds: readonly Refund[] = []): TransactionRecord {
   const captured = CAPTURED_STATUSES.includes(tx.status);
   // Only USD exists in v1, so the settled USD amount is the amount paid.
   const paidMinor = captured ? tx.amount : 0;
@@ -141,5 +183,21 @@ export function transactionRecord(tx: Transaction): TransactionRecord {
     three_d_secure: tx.threeDS,
     authorization_code: tx.authorizationCode,
     updated: tx.updatedAt / 1000,
+    refunds: refunds.map(refundView),
+  };
+}
+
+export function transactionEvent(
+  type: 'transaction.created' | 'transaction.updated',
+  tx: Transaction,
+  refunds: readonly Refund[] = [],
+): EventDraft {
+  return {
+    type,
+    accountId: tx.accountId,
+    mode: tx.mode,
+    objectType: 'transaction',
+    objectId: tx.id,
+    object: transactionRecord(tx, refunds),
   };
 }

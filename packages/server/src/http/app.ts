@@ -2,9 +2,17 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import { newRequestId } from '../ids.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
+import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
+import { registerListProducts } from './api/v1/list-products.ts';
 import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
+import { registerRetrieveProduct } from './api/v1/retrieve-product.ts';
+import { registerTransactionsApi } from './api/v1/transactions/register.ts';
+import { registerUpdateProduct } from './api/v1/update-product.ts';
+import { registerWebhookRoutes } from './api/v1/webhooks.ts';
+import { registerCheckout } from './checkout/register.ts';
 import { useApiErrors } from './errors.ts';
+import { registerEmbedApi } from './embed/register.ts';
 import { registerHealth } from './health.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
@@ -47,6 +55,9 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
   useApiErrors(app);
   useMetrics(app);
   registerHealth(app, services);
+  await registerEmbedApi(app, services);
+  await registerCheckout(app, services);
+  await registerTransactionsApi(app, services);
 
   await app.register(
     async (api) => {
@@ -59,6 +70,11 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
       registerCreatePaymentIntent(api, services);
       registerRetrievePaymentIntent(api, services);
       registerListPaymentIntents(api, services);
+      registerCreateProduct(api, services);
+      registerRetrieveProduct(api, services);
+      registerListProducts(api, services);
+      registerUpdateProduct(api, services);
+      registerWebhookRoutes(api, services);
     },
     { prefix: '/api/v1' },
   );

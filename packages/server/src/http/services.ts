@@ -1,4 +1,7 @@
 import type { Clock } from '../clock.ts';
+import type { CardKeyring } from '../crypto/card-keyring.ts';
+import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
+import type { ProcessorRegistry } from '../processors/registry.ts';
 import type { Config } from '../config.ts';
 import type { DatabaseHandle } from '../store/database.ts';
 import type { Repositories } from '../store/repositories.ts';
@@ -9,4 +12,9 @@ export interface Services {
   clock: Clock;
   database: DatabaseHandle;
   repos: Repositories;
+  /** Card-encryption keys (JWKS, decryption). */
+  keyring: CardKeyring;
+  processors: ProcessorRegistry;
+  /** Failed payments per client IP (card-testing protection), per process. */
+  limiter: FailureLimiter;
 }

@@ -1,9 +1,20 @@
 import type { Kysely } from 'kysely';
 import { AccountsRepository } from './repos/accounts.ts';
+import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
+import { ChargebacksRepository } from './repos/chargebacks.ts';
+import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventsRepository } from './repos/events.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
+import { PaymentsRepository } from './repos/payments.ts';
+import { ProductsRepository } from './repos/products.ts';
+import { RefundsRepository } from './repos/refunds.ts';
 import { TransactionsRepository } from './repos/transactions.ts';
+import { EventFeedRepository } from './repos/event-feed.ts';
+import { WebhookAttemptsRepository } from './repos/webhook-attempts.ts';
+import { WebhookDeliveriesRepository } from './repos/webhook-deliveries.ts';
+import { WebhookEndpointsRepository } from './repos/webhook-endpoints.ts';
+import { WebhookFanoutRepository } from './repos/webhook-fanout.ts';
 import type { Database } from './schema.ts';
 
 export interface Repositories {
@@ -12,6 +23,18 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   transactions: TransactionsRepository;
   events: EventsRepository;
+  payments: PaymentsRepository;
+  encryptionKeys: EncryptionKeysRepository;
+  refunds: RefundsRepository;
+  chargebacks: ChargebacksRepository;
+  products: ProductsRepository;
+  allowedOrigins: AllowedOriginsRepository;
+  /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
+  webhookEndpoints: WebhookEndpointsRepository;
+  webhookFanout: WebhookFanoutRepository;
+  webhookDeliveries: WebhookDeliveriesRepository;
+  webhookAttempts: WebhookAttemptsRepository;
+  eventFeed: EventFeedRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -21,5 +44,16 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     idempotency: new IdempotencyRepository(db),
     transactions: new TransactionsRepository(db),
     events: new EventsRepository(db),
+    payments: new PaymentsRepository(db),
+    encryptionKeys: new EncryptionKeysRepository(db),
+    refunds: new RefundsRepository(db),
+    chargebacks: new ChargebacksRepository(db),
+    products: new ProductsRepository(db),
+    allowedOrigins: new AllowedOriginsRepository(db),
+    webhookEndpoints: new WebhookEndpointsRepository(db),
+    webhookFanout: new WebhookFanoutRepository(db),
+    webhookDeliveries: new WebhookDeliveriesRepository(db),
+    webhookAttempts: new WebhookAttemptsRepository(db),
+    eventFeed: new EventFeedRepository(db),
   };
 }

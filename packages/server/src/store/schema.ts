@@ -94,6 +94,10 @@ export interface EventsTable {
   /** JSON text of data.object as it was when the event happened. */
   data: string;
   created_at: number;
+  /** Webhooks: set when the event's deliveries were made (null until then, migration 0004). */
+  fanned_out_at: number | null;
+  /** Webhooks: a dispatcher's lease on the fan-out of this event. */
+  fanout_locked_until: number | null;
 }
 
 export interface EncryptionKeysTable {
@@ -116,6 +120,93 @@ export interface IdempotencyKeysTable {
   locked_at: number;
 }
 
+export interface RefundsTable {
+  /** re_… */
+  id: string;
+  account_id: string;
+  transaction_id: string;
+  amount: number;
+  currency: string;
+  created_at: number;
+}
+
+export interface ProductsTable {
+  /** prod_… */
+  id: string;
+  account_id: string;
+  mode: 'live' | 'sandbox';
+  name: string;
+  description: string | null;
+  amount: number;
+  currency: string;
+  /** 0/1: an inactive product's hosted page is a 404. */
+  active: number;
+  success_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEndpointsTable {
+  /** we_… */
+  id: string;
+  account_id: string;
+  url: string;
+  mode: 'live' | 'sandbox';
+  description: string | null;
+  /** JSON array of event types, or ["*"]. */
+  enabled_events: string;
+  /** 0/1 */
+  enabled: number;
+  disabled_reason: 'requested' | 'failing' | null;
+  /** whsec_…: signing needs the secret itself (docs/decisions/0023). */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  /** whd_…: one event for one endpoint. */
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  origin: 'fanout' | 'resend';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number | null;
+  /** The lease of the dispatcher attempting it now (with lock_token). */
+  locked_until: number | null;
+  lock_token: string | null;
+  first_attempted_at: number | null;
+  last_attempted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  /** wha_…: one HTTP request of a delivery. */
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  attempted_at: number;
+  status_code: number | null;
+  latency_ms: number;
+  /** The first 1 KB of the response body. */
+  response_body: string | null;
+  error: string | null;
+  /** 0/1 */
+  succeeded: number;
+  /** The retry this attempt's failure scheduled; null once delivered or given up. */
+  next_attempt_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   secret_keys: SecretKeysTable;
@@ -124,4 +215,9 @@ export interface Database {
   transactions: TransactionsTable;
   events: EventsTable;
   encryption_keys: EncryptionKeysTable;
+  refunds: RefundsTable;
+  products: ProductsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

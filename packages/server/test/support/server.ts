@@ -1,6 +1,7 @@
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/clock.ts';
-import { loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
@@ -41,7 +42,11 @@ export interface TestServer {
 }
 
 /** A real server on a loopback port over its own database; close() leaves nothing behind. */
-export async function startTestServer(engine: Engine, options: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  /** `config` overrides settings, e.g. { webhooksAllowLoopback: true, webhooksPollMs: 0 } for webhook tests. */
+  options: { clock?: Clock; config?: Partial<Config> } = {},
+): Promise<TestServer> {
   const database = await createTestDatabase(engine);
   const chunks: string[] = [];
   const sink = new Writable({
@@ -50,12 +55,13 @@ export async function startTestServer(engine: Engine, options: { clock?: Clock }
       done();
     },
   });
+  const port = await freePort();
   const config = {
-    ...loadConfig({}),
-    port: 0,
+    ...loadConfig({ PORT: String(port), OBOLUS_BASE_URL: `http://127.0.0.1:${port}` }),
     host: '127.0.0.1',
     databaseUrl: database.url,
     logLevel: 'trace',
+    ...options.config,
   };
   const server = await startServer(config, createLogger('trace', sink), {
     ...(database.schema ? { schema: database.schema } : {}),
@@ -101,4 +107,15 @@ export async function startTestServer(engine: Engine, options: { clock?: Clock }
       await database.drop();
     },
   };
+}
+
+/** A loopback port that was free a moment ago, so that the configured base URL names the real port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 }

@@ -1,11 +1,17 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as m0001 from './0001-accounts-and-intents.ts';
 import * as m0002 from './0002-payments-transactions-events.ts';
+import * as m0003 from './0003-refunds.ts';
+import * as m0004 from './0004-webhooks.ts';
+import * as m0005 from './0005-products.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-accounts-and-intents': m0001,
   '0002-payments-transactions-events': m0002,
+  '0003-refunds': m0003,
+  '0004-webhooks': m0004,
+  '0005-products': m0005,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Page } from '../../domain/intents.ts';
+import type { TransactionFilter } from '../../domain/transaction-queries.ts';
 import type { Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
@@ -121,5 +123,37 @@ export class TransactionsRepository {
       .orderBy('id')
       .execute();
     return rows.map(toTransaction);
+  }
+
+  /** Newest first, ties by id; keyset paging after `after` (docs/decisions/0005). */
+  async list(
+    accountId: AccountId,
+    filter: TransactionFilter,
+    limit: number,
+    after?: Transaction,
+  ): Promise<Page<Transaction>> {
+    let query = this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.paymentIntentId !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntentId);
+    if (filter.productId !== undefined) query = query.where('product_id', '=', filter.productId);
+    if (filter.externalid !== undefined) query = query.where('externalid', '=', filter.externalid);
+    if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    return { data: rows.slice(0, limit).map(toTransaction), hasMore: rows.length > limit };
   }
 }

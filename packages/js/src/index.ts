@@ -1,0 +1,145 @@
+/**
+ * @obolus/js: mounts the Obolus checkout widget in an iframe and speaks its postMessage
+ * protocol (docs/widget-protocol.md) for the host page. Every message is checked for both
+ * origin and source; nothing is ever posted with target '*'. The card never passes through
+ * here: it is typed into, and encrypted by, the widget's own frame.
+ */
+
+export type Mode = 'live' | 'sandbox';
+export type Theme = 'light' | 'dark';
+
+export interface ObolusOptions {
+  /** Where Obolus runs, e.g. https://pay.example.com. Defaults to where this script was loaded from. */
+  baseUrl?: string;
+}
+
+export interface ObolusResult {
+  success: boolean;
+  payment_intent: string | null;
+  status: string | null;
+  transaction_id?: string;
+  error?: { type: string; code: string; message: string };
+}
+
+export interface MountOptions {
+  /** The intent's client_secret, from your server, for this shopper only. */
+  clientSecret: string;
+  /** The mode you expect; an intent of the other mode is refused with `mode_mismatch`. */
+  mode?: Mode;
+  theme?: Theme;
+  onReady?: () => void;
+  onResult?: (result: ObolusResult) => void;
+}
+
+export interface MountedWidget {
+  readonly iframe: HTMLIFrameElement;
+  /** Removes the iframe and stops listening. */
+  unmount(): void;
+}
+
+export interface ObolusInstance {
+  mount(target: Element | string, options: MountOptions): MountedWidget;
+}
+
+const CLIENT_KEY = /^pk_[0-9A-Za-z]{8,64}$/;
+const CLIENT_SECRET = /^pi_[0-9a-f]{24}_secret_[0-9A-Za-z]{16,100}$/;
+/** The served file's own address lets a page load it and pass no baseUrl. */
+const SERVED_PATH = /\/js\/v1\/obolus\.js$/;
+const INITIAL_HEIGHT = 420;
+const MAX_HEIGHT = 4000;
+
+export function Obolus(clientKey: string, options: ObolusOptions = {}): ObolusInstance {
+  if (!CLIENT_KEY.test(clientKey)) throw new TypeError('Obolus: the client key must look like pk_…');
+  const widgetOrigin = resolveOrigin(options.baseUrl);
+  return {
+    mount: (target, mountOptions) => mount(clientKey, widgetOrigin, target, mountOptions),
+  };
+}
+
+function resolveOrigin(baseUrl: string | undefined): string {
+  const here = new URL(import.meta.url);
+  const url = baseUrl ?? (SERVED_PATH.test(here.pathname) ? here.origin : undefined);
+  if (!url) throw new TypeError('Obolus: pass { baseUrl } (the address of your Obolus service).');
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new TypeError('Obolus: baseUrl must be an http(s) URL.');
+  }
+  return parsed.origin;
+}
+
+function element(target: Element | string): Element {
+  const found = typeof target === 'string' ? document.querySelector(target) : target;
+  if (!found) throw new TypeError(`Obolus: no element matches ${String(target)}`);
+  return found;
+}
+
+function mount(clientKey: string, widgetOrigin: string, target: Element | string, options: MountOptions) {
+  if (!CLIENT_SECRET.test(options.clientSecret)) {
+    throw new TypeError('Obolus: clientSecret must be the intent’s client_secret (pi_…_secret_…).');
+  }
+  const container = element(target);
+  const src = new URL('/embed', widgetOrigin);
+  src.searchParams.set('pk', clientKey);
+  if (options.mode) src.searchParams.set('mode', options.mode);
+  if (options.theme) src.searchParams.set('theme', options.theme);
+  src.searchParams.set('origin', location.origin);
+
+  const iframe = document.createElement('iframe');
+  iframe.src = src.href;
+  iframe.title = 'Secure card payment';
+  iframe.setAttribute('allow', 'payment');
+  iframe.style.cssText = `display:block;width:100%;min-width:280px;border:0;height:${INITIAL_HEIGHT}px;color-scheme:normal`;
+
+  const onMessage = (event: MessageEvent) => {
+    if (event.source !== iframe.contentWindow || event.origin !== widgetOrigin) return;
+    handle(event.data);
+  };
+  const handle = (data: unknown) => {
+    if (typeof data !== 'object' || data === null) return;
+    const message = data as Record<string, unknown>;
+    if (message.type === 'obolus:ready') {
+      iframe.contentWindow?.postMessage({ type: 'obolus:init', client_secret: options.clientSecret }, widgetOrigin);
+      options.onReady?.();
+    } else if (message.type === 'obolus:resize') {
+      const height = message.height;
+      if (typeof height === 'number' && Number.isFinite(height) && height > 0 && height <= MAX_HEIGHT) {
+        iframe.style.height = `${Math.ceil(height)}px`;
+      }
+    } else if (message.type === 'obolus:result') {
+      const result = toResult(message);
+      if (result) options.onResult?.(result);
+    }
+  };
+
+  window.addEventListener('message', onMessage);
+  container.appendChild(iframe);
+  return {
+    iframe,
+    unmount() {
+      window.removeEventListener('message', onMessage);
+      iframe.remove();
+    },
+  };
+}
+
+const optionalString = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** A result as the widget sent it, copied field by field so nothing unexpected reaches the page. */
+function toResult(message: Record<string, unknown>): ObolusResult | null {
+  if (typeof message.success !== 'boolean') return null;
+  const result: ObolusResult = {
+    success: message.success,
+    payment_intent: optionalString(message.payment_intent),
+    status: optionalString(message.status),
+  };
+  if (typeof message.transaction_id === 'string') result.transaction_id = message.transaction_id;
+  const error = message.error as Record<string, unknown> | undefined;
+  if (error && typeof error === 'object') {
+    result.error = {
+      type: String(error.type ?? ''),
+      code: String(error.code ?? ''),
+      message: String(error.message ?? ''),
+    };
+  }
+  return result;
+}

@@ -1,0 +1,132 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { EVENT_TYPES } from '../domain/events.ts';
+import { newSigningSecret, signMessage } from '../domain/webhooks/signing.ts';
+import { EventFollower, type FetchEvents, type ListedEvent } from './event-follower.ts';
+
+interface ListenOptions {
+  forwardTo: string;
+  events?: string[];
+  apiKey?: string;
+  apiUrl: string;
+  interval: number;
+}
+
+function parseEvents(value: string): string[] {
+  const types = value.split(',').map((t) => t.trim());
+  const unknown = types.find((t) => t !== '*' && !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined)
+    throw new InvalidArgumentError(`unknown event type '${unknown}'; one of: ${EVENT_TYPES.join(', ')}.`);
+  return types;
+}
+
+function parseUrl(value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new InvalidArgumentError('give an http:// or https:// URL, e.g. http://localhost:3000/webhooks.');
+  }
+  return value;
+}
+
+function parseInterval(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 100 || ms > 60_000)
+    throw new InvalidArgumentError('--interval takes 100 to 60000 ms.');
+  return ms;
+}
+
+export function registerListen(program: Command): void {
+  program
+    .command('listen')
+    .description("Forward your account's events to a local URL as signed webhooks, for development.")
+    .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', parseUrl)
+    .option('--events <types>', 'comma-separated event types to forward (default: all)', parseEvents)
+    .option('--api-key <sk>', 'secret key of the account (default: $OBOLUS_SECRET_KEY)')
+    .option('--api-url <url>', 'address of the Obolus API', parseUrl, 'http://localhost:4242')
+    .option('--interval <ms>', 'how often to poll for new events', parseInterval, 1000)
+    .action(async (options: ListenOptions, command: Command) => {
+      const apiKey = options.apiKey ?? process.env.OBOLUS_SECRET_KEY;
+      if (!apiKey) command.error('error: give --api-key sk_… (or set OBOLUS_SECRET_KEY).');
+      await listen({ ...options, apiKey });
+    });
+}
+
+function eventsFetcher(apiUrl: string, apiKey: string): FetchEvents {
+  return async (startingAfter) => {
+    const query = `limit=100${startingAfter ? `&starting_after=${encodeURIComponent(startingAfter)}` : ''}`;
+    const response = await fetch(`${apiUrl.replace(/\/+$/, '')}/api/v1/events?${query}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await response.json()) as { data: ListedEvent[]; has_more: boolean; error?: { message: string } };
+    if (!response.ok) throw new ApiRefusal(response.status, body.error?.message ?? `HTTP ${response.status}`);
+    return body;
+  };
+}
+
+class ApiRefusal extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function listen(options: ListenOptions & { apiKey: string }): Promise<void> {
+  const secret = newSigningSecret();
+  const follower = new EventFollower(eventsFetcher(options.apiUrl, options.apiKey));
+  await follower.start();
+  const wanted = options.events?.includes('*') ? undefined : options.events;
+  console.log(`Ready! Your webhook signing secret for this session is ${secret}`);
+  console.log(
+    `Forwarding ${wanted ? wanted.join(', ') : 'all'} events from ${options.apiUrl} to ${options.forwardTo}   (Ctrl-C to quit)`,
+  );
+  const totals = { forwarded: 0, failed: 0 };
+  let stopping = false;
+  let apiDown = false;
+  const stop = () => {
+    stopping = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  while (!stopping) {
+    try {
+      for (const event of await follower.poll()) {
+        if (wanted && !wanted.includes(event.type)) continue;
+        const ok = await forward(options.forwardTo, secret, event);
+        totals.forwarded++;
+        if (!ok) totals.failed++;
+      }
+      if (apiDown) console.error('Connected to the API again.');
+      apiDown = false;
+    } catch (error) {
+      if (error instanceof ApiRefusal && (error.status === 401 || error.status === 403)) throw error;
+      if (!apiDown) console.error(`Cannot read events from ${options.apiUrl} (${(error as Error).message}); retrying…`);
+      apiDown = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.interval));
+  }
+  console.log(`Stopped: forwarded ${totals.forwarded} event(s), ${totals.failed} not answered with 2xx.`);
+}
+
+/** Signs like a real delivery (webhook-id is the event id) and prints one line. */
+async function forward(url: string, secret: string, event: ListedEvent): Promise<boolean> {
+  const body = JSON.stringify(event);
+  const started = performance.now();
+  const time = new Date().toISOString().slice(11, 19);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signMessage([secret], event.id, Date.now(), body) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.arrayBuffer();
+    const ms = Math.round(performance.now() - started);
+    console.log(`${time}  --> ${event.type.padEnd(30)} ${event.id}  [${response.status}] ${ms} ms`);
+    return response.ok;
+  } catch (error) {
+    const cause = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+    console.log(`${time}  --> ${event.type.padEnd(30)} ${event.id}  [error] ${cause}`);
+    return false;
+  }
+}

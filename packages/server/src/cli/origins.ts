@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { allowedOrigins, setAllowedOrigins } from '../domain/allowed-origins.ts';
+import { ApiError } from '../domain/errors.ts';
+import { printJson, withServices } from './context.ts';
+
+/**
+ * An account's allowed origins: the only pages that may frame its checkout widget, and the
+ * only places its hosted checkout may send shoppers back to (docs/operations.md).
+ */
+export function registerOriginCommands(program: Command): void {
+  const origins = program
+    .command('origins')
+    .description('Show or set the origins allowed to embed an account’s widget and receive its shoppers.');
+
+  origins
+    .command('list <account-id>')
+    .description('Print the allowed origins of an account (none: any page may embed its widget).')
+    .option('--json', 'print a JSON array')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const account = await withServices((s) => s.repos.accounts.find(id));
+      if (!account) throw new ApiError('resource_missing', `No such account: ${id}`, 'id');
+      const list = allowedOrigins(account);
+      if (options.json) return printJson(list);
+      console.log(list.length ? list.join('\n') : 'No allowed origins: any page may embed this account’s widget.');
+    });
+
+  origins
+    .command('set <account-id> [origins...]')
+    .description('Replace the allowed origins, e.g. https://shop.example https://www.shop.example (none: clear).')
+    .action(async (id: string, list: string[]) => {
+      const saved = await withServices((s) => setAllowedOrigins(s.repos.allowedOrigins, id, list));
+      console.log(saved.length ? `${id} allows: ${saved.join(' ')}` : `${id} allows any origin`);
+    });
+}

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { openServices } from '../services.ts';
+import { WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
+
+/**
+ * `obolus worker`: webhook delivery and event retention without the HTTP API. Run any
+ * number beside `obolus serve` processes (which may set OBOLUS_WEBHOOKS_POLL_MS=0 to leave
+ * webhooks to the workers); deliveries are claimed so that no two send the same one.
+ */
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description('Deliver webhooks (and prune old events) without serving HTTP; run as many as you like.')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const services = await openServices(config, {
+        onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+      });
+      const dispatcher = new WebhookDispatcher(services, { logger });
+      // This process exists to dispatch: a poll of 0 (meant for API processes) means the default here.
+      const pollMs = config.webhooksPollMs || 1000;
+      dispatcher.start(pollMs);
+      logger.info({ database: services.database.location, poll_ms: pollMs }, 'webhook worker started');
+      const stop = async (signal: string) => {
+        logger.info({ signal }, 'webhook worker stopping');
+        await dispatcher.stop();
+        await services.database.close();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

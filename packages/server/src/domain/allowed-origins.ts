@@ -1,0 +1,59 @@
+import type { Account } from './accounts.ts';
+import { ApiError } from './errors.ts';
+
+/**
+ * An account's allowed origins are the pages that may frame its widget and the places its
+ * hosted checkout may send a shopper back to. Origins are compared in the canonical form
+ * the URL standard gives them (`https://shop.example`, default port dropped).
+ */
+
+/** The canonical origin of an http(s) URL or origin text, or null when it is neither. */
+export function originOf(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  return url.origin;
+}
+
+/** True when `text` is exactly an origin: scheme, host and optional port, nothing more. */
+export function isOrigin(text: string): boolean {
+  return originOf(text) === text.toLowerCase();
+}
+
+export function allowedOrigins(account: Account): string[] {
+  return account.allowedOrigins.map(originOf).filter((o): o is string => o !== null);
+}
+
+export function isAllowedOrigin(account: Account, origin: string): boolean {
+  const wanted = originOf(origin);
+  return wanted !== null && allowedOrigins(account).includes(wanted);
+}
+
+export interface AllowedOriginsStore {
+  /** Replaces the account's list; false when there is no such account. */
+  set(accountId: string, origins: string[]): Promise<boolean>;
+}
+
+export const MAX_ALLOWED_ORIGINS = 20;
+
+/** Replaces an account's allowed origins (an empty list lets any page frame its widget). */
+export async function setAllowedOrigins(store: AllowedOriginsStore, accountId: string, origins: string[]) {
+  if (origins.length > MAX_ALLOWED_ORIGINS) {
+    throw new ApiError('parameter_invalid', `At most ${MAX_ALLOWED_ORIGINS} allowed origins.`, 'origins');
+  }
+  const canonical = origins.map((text) => {
+    if (!isOrigin(text)) {
+      throw new ApiError('parameter_invalid', `'${text}' is not an origin like https://shop.example.`, 'origins');
+    }
+    return originOf(text) as string;
+  });
+  const unique = [...new Set(canonical)];
+  if (!(await store.set(accountId, unique))) {
+    throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+  }
+  return unique;
+}

@@ -1,0 +1,156 @@
+import { timingSafeEqual } from 'node:crypto';
+import { CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
+import { feeFor } from '../../money.ts';
+import type { ProcessorRegistry } from '../../processors/registry.ts';
+import type { Account } from '../accounts.ts';
+import { binOf, checkCard, last4Of } from '../cards.ts';
+import { ApiError } from '../errors.ts';
+import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
+import { TX_STATUS, type Transaction, transactionEvent } from '../transactions.ts';
+import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
+import { type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
+
+
+export interface ConfirmDeps extends OutcomeDeps {
+  keyring: { decrypt(jwe: string): Promise<unknown> };
+  processors: ProcessorRegistry;
+}
+
+export interface ConfirmIn {
+  /** The account of the widget's client key. */
+  account: Account;
+  clientSecret: string;
+  /** The widget's mode: must equal the intent's. */
+  mode: Mode;
+  /** Compact JWE of {number, exp_month, exp_year, cvc, name}. */
+  card: string;
+  clientIp: string;
+}
+
+/**
+ * Finds the intent a client_secret pays, within the client key's account. A wrong secret,
+ * a secret of another account and a missing intent are the same error.
+ */
+export async function intentForSecret(deps: Pick<OutcomeDeps, 'intents'>, account: Account, secret: string) {
+  const id = CLIENT_SECRET.exec(secret)?.[1];
+  const intent = id ? await deps.intents.find(account.id, id) : undefined;
+  const a = Buffer.from(intent?.clientSecret ?? '');
+  const b = Buffer.from(secret);
+  if (!intent || a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new ApiError('client_secret_invalid', 'The client_secret is not valid for this client key.', 'client_secret');
+  }
+  return intent;
+}
+
+/** Refuses an intent that cannot take a new attempt now, saying why. */
+export function assertPayable(intent: PaymentIntent, now: number): void {
+  if (intent.status === 'succeeded') {
+    throw new ApiError('payment_intent_unexpected_state', 'This payment has already been completed.');
+  }
+  if (intent.status === 'expired' || intent.expiresAt <= now) {
+    throw new ApiError('payment_intent_expired', 'This payment has expired: its 7-day window has passed.');
+  }
+  if (intent.status === 'processing') {
+    throw new ApiError('payment_in_progress', 'This payment is already being processed.');
+  }
+  if (intent.failedAttempts >= MAX_FAILED_ATTEMPTS_PER_INTENT) {
+    throw new ApiError('too_many_attempts', 'Too many failed attempts for this payment. Contact the merchant.');
+  }
+}
+
+/**
+ * Pays an intent with a card: checks, then a pending attempt written by compare-and-set
+ * (so a client_secret pays once however many confirms race), then the processor call
+ * outside any database transaction, then its outcome recorded.
+ */
+export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promise<PaymentOutcome> {
+  const intent = await intentForSecret(deps, input.account, input.clientSecret);
+  if (input.mode !== intent.mode) {
+    throw new ApiError('mode_mismatch', `The widget is in ${input.mode} mode but this payment is ${intent.mode}.`, 'mode');
+  }
+  const now = deps.clock.now();
+  assertPayable(intent, now);
+  if (deps.limiter.isBlocked(input.clientIp)) {
+    throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
+  }
+  const processor = deps.processors.forMode(intent.mode);
+  if (!processor) {
+    throw new ApiError('live_payments_unavailable', 'Live payments are not available: no live connector is configured.');
+  }
+  const card = checkCard((await deps.keyring.decrypt(input.card)) as Record<string, unknown>, now);
+  const pending = pendingAttempt(intent, input, card, processor.name, now);
+  const started = await deps.store.beginAttempt(
+    pending,
+    { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT },
+    (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
+  );
+  if (!started) {
+    // Someone else changed the intent since we read it: say what it is now.
+    assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
+    throw new ApiError('payment_in_progress', 'This payment is already being processed.');
+  }
+  const outcome = await processor
+    .authorize({
+      attemptId: pending.id,
+      amount: intent.amount,
+      currency: intent.currency,
+      mode: intent.mode,
+      card,
+      descriptor: intent.descriptor,
+    })
+    .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
+  return recordOutcome(deps, started, pending, outcome);
+}
+
+function processorFailure(_error: unknown): string {
+  return 'The payment could not be processed. Nothing was charged; try again.';
+}
+
+function pendingAttempt(
+  intent: PaymentIntent,
+  input: ConfirmIn,
+  card: ReturnType<typeof checkCard>,
+  processor: string,
+  now: number,
+): Transaction {
+  const { pricing } = input.account;
+  return {
+    id: newTransactionId(now) as TransactionId,
+    uuid: uuidv7(now),
+    accountId: intent.accountId,
+    paymentIntentId: intent.id,
+    mode: intent.mode,
+    status: TX_STATUS.pending,
+    amount: intent.amount,
+    currency: intent.currency,
+    feeAmount: feeFor(intent.amount, pricing),
+    feeBps: pricing.bps,
+    feeFixedMinor: pricing.fixedMinor,
+    refundedAmount: 0,
+    card: {
+      bin: binOf(card.number),
+      last4: last4Of(card.number),
+      length: card.number.length,
+      brand: card.brand,
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+    },
+    cardholder: card.name,
+    cardCountry: null,
+    cardBank: null,
+    externalid: intent.externalid,
+    productId: intent.productId,
+    chargeback: false,
+    declineCode: null,
+    declineMessage: null,
+    threeDS: null,
+    authorizationCode: null,
+    processor,
+    challengeToken: null,
+    processorChallengeRef: null,
+    disputeAt: null,
+    clientIp: input.clientIp,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

@@ -1,0 +1,113 @@
+import type { Clock } from '../../clock.ts';
+import { randomBase62 } from '../../ids.ts';
+import type { AuthorizeOutcome, IssuerInfo } from '../../processors/processor.ts';
+import type { ErrorCode } from '../errors.ts';
+import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
+import { TX_STATUS, type Transaction, transactionEvent } from '../transactions.ts';
+import type { FailureLimiter } from './failure-limiter.ts';
+import type { PaymentStore } from './ports.ts';
+
+/** What the shopper's widget learns about an attempt. */
+export type PaymentOutcome =
+  | { status: 'succeeded'; intent: PaymentIntent; transaction: Transaction }
+  | {
+      status: 'failed';
+      intent: PaymentIntent;
+      transaction: Transaction;
+      error: { code: ErrorCode; message: string };
+    }
+  | { status: 'requires_action'; intent: PaymentIntent; transaction: Transaction; challengeToken: string }
+  | { status: 'processing'; intent: PaymentIntent; transaction: Transaction };
+
+export interface OutcomeDeps {
+  store: PaymentStore;
+  intents: IntentStore;
+  transactions: { find(accountId: string, id: string): Promise<Transaction | undefined> };
+  clock: Clock;
+  limiter: FailureLimiter;
+}
+
+function withIssuer(tx: Transaction, issuer: IssuerInfo | null): Transaction {
+  if (!issuer) return tx;
+  return { ...tx, cardBank: issuer.bank, cardCountry: issuer.country, card: { ...tx.card, brand: issuer.brand } };
+}
+
+/** The outcome an attempt's stored state stands for (a finished attempt asked again). */
+export function outcomeOf(intent: PaymentIntent, tx: Transaction): PaymentOutcome {
+  if (tx.status === TX_STATUS.pending) {
+    return tx.challengeToken
+      ? { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken }
+      : { status: 'processing', intent, transaction: tx };
+  }
+  if (tx.status === TX_STATUS.declined || tx.status === TX_STATUS.failed) {
+    const code = (tx.declineCode ?? 'card_declined') as ErrorCode;
+    return { status: 'failed', intent, transaction: tx, error: { code, message: tx.declineMessage ?? 'Declined.' } };
+  }
+  return { status: 'succeeded', intent, transaction: tx };
+}
+
+/**
+ * Records what the processor answered: the attempt's final state and the intent's, with
+ * their events, in one compare-and-set write. A challenge keeps the attempt pending.
+ */
+export async function recordOutcome(
+  deps: OutcomeDeps,
+  intent: PaymentIntent,
+  pending: Transaction,
+  outcome: AuthorizeOutcome,
+): Promise<PaymentOutcome> {
+  const now = deps.clock.now();
+  const base = { ...withIssuer(pending, outcome.issuer), updatedAt: now };
+  switch (outcome.kind) {
+    case 'challenge': {
+      const tx = { ...base, challengeToken: `chl_${randomBase62(32)}`, processorChallengeRef: outcome.challengeRef };
+      await deps.store.awaitChallenge(tx);
+      return { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken };
+    }
+    case 'unknown':
+      return { status: 'processing', intent, transaction: pending };
+    case 'approved': {
+      const tx: Transaction = {
+        ...base,
+        status: TX_STATUS.settled,
+        authorizationCode: outcome.authorizationCode,
+        threeDS: outcome.threeDS,
+        disputeAt: outcome.disputeAfterMs === undefined ? null : now + outcome.disputeAfterMs,
+      };
+      return finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+    }
+    case 'declined':
+    case 'error': {
+      const declined = outcome.kind === 'declined';
+      const tx: Transaction = {
+        ...base,
+        status: declined ? TX_STATUS.declined : TX_STATUS.failed,
+        declineCode: declined ? outcome.code : 'processing_error',
+        declineMessage: outcome.message,
+        threeDS: declined ? outcome.threeDS : base.threeDS,
+      };
+      if (pending.clientIp) deps.limiter.record(pending.clientIp);
+      return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
+    }
+  }
+}
+
+async function finish(
+  deps: OutcomeDeps,
+  tx: Transaction,
+  intentStatus: 'succeeded' | 'failed',
+  eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed',
+): Promise<PaymentOutcome> {
+  const intent = await deps.store.finishAttempt(tx, intentStatus, (after) => [
+    transactionEvent('transaction.updated', tx),
+    intentEvent(eventType, after),
+  ]);
+  if (intent) return outcomeOf(intent, tx);
+  // Another request finished this attempt first (two challenge completions racing): its answer stands.
+  const [current, currentTx] = await Promise.all([
+    deps.intents.find(tx.accountId, tx.paymentIntentId),
+    deps.transactions.find(tx.accountId, tx.id),
+  ]);
+  if (!current || !currentTx) throw new Error(`attempt ${tx.id} vanished`);
+  return outcomeOf(current, currentTx);
+}

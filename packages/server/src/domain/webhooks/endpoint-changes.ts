@@ -1,0 +1,83 @@
+import type { Clock } from '../../clock.ts';
+import { HOUR } from '../../clock.ts';
+import type { Account } from '../accounts.ts';
+import { invalidParam } from '../errors.ts';
+import type { Mode } from '../intents.ts';
+import {
+  type EndpointChanges,
+  type EndpointPolicy,
+  type EndpointStore,
+  endpointMissing,
+  normaliseEnabledEvents,
+  retrieveWebhookEndpoint,
+  type WebhookEndpoint,
+} from './endpoints.ts';
+import { newSigningSecret } from './signing.ts';
+import { checkEndpointUrl } from './url-policy.ts';
+
+export interface UpdateEndpointIn {
+  url?: string;
+  enabled_events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+  mode?: Mode;
+}
+
+export async function updateWebhookEndpoint(
+  store: EndpointStore,
+  clock: Clock,
+  policy: EndpointPolicy,
+  account: Account,
+  id: string,
+  input: UpdateEndpointIn,
+): Promise<WebhookEndpoint> {
+  const current = await retrieveWebhookEndpoint(store, account, id);
+  if (input.mode !== undefined && input.mode !== current.mode) {
+    throw invalidParam('mode', 'mode is fixed at creation; create another endpoint for the other mode.');
+  }
+  const changes: EndpointChanges = { updatedAt: clock.now() };
+  if (input.url !== undefined) changes.url = checkEndpointUrl(input.url, current.mode, policy.allowLoopback);
+  if (input.enabled_events !== undefined) changes.enabledEvents = normaliseEnabledEvents(input.enabled_events);
+  if (input.description !== undefined) changes.description = input.description || null;
+  if (input.enabled === true && !current.enabled) {
+    // A fresh start: the 3-day failure clock of a disabled endpoint begins again.
+    Object.assign(changes, { enabled: true, disabledReason: null, failingSince: null });
+  } else if (input.enabled === false && current.enabled) {
+    Object.assign(changes, { enabled: false, disabledReason: 'requested' });
+  }
+  const updated = await store.update(account.id, id, changes);
+  if (!updated) throw endpointMissing(id);
+  return updated;
+}
+
+export async function deleteWebhookEndpoint(store: EndpointStore, account: Account, id: string): Promise<void> {
+  if (!(await store.delete(account.id, id))) throw endpointMissing(id);
+}
+
+/** A roll can keep the old secret signing for up to a week, as `obolus keys roll` does for keys. */
+export const MAX_SECRET_GRACE_HOURS = 24 * 7;
+
+/**
+ * Issues a new signing secret. During `graceHours` every message carries a signature by the
+ * new and by the old secret, so receivers can switch whenever they deploy; 0 ends the old
+ * one at once (a leaked secret). Only one previous secret is kept: rolling again ends it.
+ */
+export async function rollEndpointSecret(
+  store: EndpointStore,
+  clock: Clock,
+  account: Account,
+  id: string,
+  graceHours: number,
+): Promise<WebhookEndpoint> {
+  const current = await retrieveWebhookEndpoint(store, account, id);
+  const now = clock.now();
+  const keepPrevious = graceHours > 0;
+  const rolled = await store.update(account.id, id, {
+    secret: newSigningSecret(),
+    previousSecret: keepPrevious ? current.secret : null,
+    previousSecretExpiresAt: keepPrevious ? now + graceHours * HOUR : null,
+    updatedAt: now,
+  });
+  if (!rolled) throw endpointMissing(id);
+  return rolled;
+}

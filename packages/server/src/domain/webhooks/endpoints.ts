@@ -1,0 +1,157 @@
+import type { Clock } from '../../clock.ts';
+import { type AccountId, randomBase62 } from '../../ids.ts';
+import type { Account } from '../accounts.ts';
+import { ApiError, invalidParam } from '../errors.ts';
+import { EVENT_TYPES } from '../events.ts';
+import type { Mode, Page } from '../intents.ts';
+import { newSigningSecret } from './signing.ts';
+import { checkEndpointUrl } from './url-policy.ts';
+
+/** Why an endpoint receives nothing: the merchant said so, or it failed for 3 days. */
+export type DisabledReason = 'requested' | 'failing';
+
+/** Event types an endpoint may subscribe to, and `*` for all of them (present and future). */
+export const SUBSCRIBABLE = ['*', ...EVENT_TYPES] as const;
+
+export interface WebhookEndpoint {
+  /** we_… */
+  id: string;
+  accountId: AccountId;
+  url: string;
+  /** Receives the events of this mode only; fixed at creation. Live endpoints need https. */
+  mode: Mode;
+  description: string | null;
+  enabledEvents: string[];
+  enabled: boolean;
+  disabledReason: DisabledReason | null;
+  /** whsec_…: the secret that signs now. */
+  secret: string;
+  /** The secret before the last roll, still signing until `previousSecretExpiresAt`. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  /** First failed attempt with no success since; null while healthy. */
+  failingSince: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface EndpointChanges {
+  url?: string;
+  enabledEvents?: string[];
+  description?: string | null;
+  enabled?: boolean;
+  disabledReason?: DisabledReason | null;
+  failingSince?: number | null;
+  secret?: string;
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: number | null;
+  updatedAt: number;
+}
+
+/** What the endpoint use cases need from the store. Every lookup is scoped to the account. */
+export interface EndpointStore {
+  insert(endpoint: WebhookEndpoint): Promise<void>;
+  find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined>;
+  /** Newest first; `after` is an endpoint of the same account the page starts after. */
+  list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>>;
+  update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined>;
+  /** Deletes the endpoint with its deliveries and their attempts. */
+  delete(accountId: AccountId, id: string): Promise<boolean>;
+}
+
+export interface CreateEndpointIn {
+  url: string;
+  enabled_events: string[];
+  description?: string | null;
+  enabled?: boolean;
+  mode?: Mode;
+}
+
+export interface EndpointPolicy {
+  /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: development and tests only. */
+  allowLoopback: boolean;
+}
+
+export const newEndpointId = () => `we_${randomBase62(24)}`;
+
+/** The list as stored: duplicates dropped, and `*` alone when it is there (it means everything). */
+export function normaliseEnabledEvents(events: string[]): string[] {
+  for (const [i, type] of events.entries()) {
+    if (!(SUBSCRIBABLE as readonly string[]).includes(type)) {
+      throw invalidParam(`enabled_events[${i}]`, `enabled_events[${i}] must be one of: ${SUBSCRIBABLE.join(', ')}.`);
+    }
+  }
+  return events.includes('*') ? ['*'] : [...new Set(events)];
+}
+
+export function subscribes(endpoint: Pick<WebhookEndpoint, 'enabledEvents'>, type: string): boolean {
+  return endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type);
+}
+
+export async function createWebhookEndpoint(
+  store: EndpointStore,
+  clock: Clock,
+  policy: EndpointPolicy,
+  account: Account,
+  input: CreateEndpointIn,
+): Promise<WebhookEndpoint> {
+  const mode = input.mode ?? 'live';
+  const url = checkEndpointUrl(input.url, mode, policy.allowLoopback);
+  const enabledEvents = normaliseEnabledEvents(input.enabled_events);
+  const now = clock.now();
+  const enabled = input.enabled ?? true;
+  const endpoint: WebhookEndpoint = {
+    id: newEndpointId(),
+    accountId: account.id,
+    url,
+    mode,
+    description: input.description || null,
+    enabledEvents,
+    enabled,
+    disabledReason: enabled ? null : 'requested',
+    secret: newSigningSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    failingSince: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.insert(endpoint);
+  return endpoint;
+}
+
+export const endpointMissing = (id: string, param = 'id') =>
+  new ApiError('resource_missing', `No such webhook endpoint: '${id}'`, param);
+
+export async function retrieveWebhookEndpoint(
+  store: EndpointStore,
+  account: Account,
+  id: string,
+): Promise<WebhookEndpoint> {
+  const endpoint = await store.find(account.id, id);
+  if (!endpoint) throw endpointMissing(id);
+  return endpoint;
+}
+
+export async function listWebhookEndpoints(
+  store: EndpointStore,
+  account: Account,
+  limit: number,
+  startingAfter?: string,
+): Promise<Page<WebhookEndpoint>> {
+  let after: WebhookEndpoint | undefined;
+  if (startingAfter !== undefined) {
+    after = await store.find(account.id, startingAfter);
+    if (!after) throw endpointMissing(startingAfter, 'starting_after');
+  }
+  return store.list(account.id, limit, after);
+}
+
+/** The secrets that sign a message sent at `now`: the current one, and the previous during its grace. */
+export function signingSecrets(endpoint: WebhookEndpoint, now: number): string[] {
+  const previousValid =
+    endpoint.previousSecret !== null &&
+    endpoint.previousSecretExpiresAt !== null &&
+    endpoint.previousSecretExpiresAt > now;
+  return previousValid ? [endpoint.secret, endpoint.previousSecret as string] : [endpoint.secret];
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import {
+  EnabledEvents,
+  EndpointDescription,
+  EndpointUrl,
+  WebhookEndpointWithSecretOut,
+  withSecret,
+} from './webhook-endpoint-schema.ts';
+
+export const CreateWebhookEndpointIn = Type.Object(
+  {
+    url: EndpointUrl,
+    enabled_events: EnabledEvents,
+    description: Type.Optional(EndpointDescription),
+    enabled: Type.Optional(Type.Boolean()),
+    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+  },
+  { additionalProperties: false },
+);
+export type CreateWebhookEndpointIn = Static<typeof CreateWebhookEndpointIn>;
+
+export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Services): void {
+  app.post<{ Body: CreateWebhookEndpointIn }>(
+    '/webhook-endpoints',
+    { schema: { body: CreateWebhookEndpointIn, response: { 200: WebhookEndpointWithSecretOut } } },
+    async (request) => {
+      const endpoint = await createWebhookEndpoint(
+        services.repos.webhookEndpoints,
+        services.clock,
+        { allowLoopback: services.config.webhooksAllowLoopback },
+        accountOf(request),
+        request.body,
+      );
+      return withSecret(endpoint);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { deleteWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { EndpointParams } from './webhook-endpoint-schema.ts';
+
+const DeletedOut = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_endpoint'),
+  deleted: Type.Literal(true),
+});
+
+/** The endpoint goes with its pending deliveries and its attempt log; events stay. */
+export function registerDeleteWebhookEndpoint(app: FastifyInstance, services: Services): void {
+  app.delete<{ Params: Static<typeof EndpointParams> }>(
+    '/webhook-endpoints/:id',
+    { schema: { params: EndpointParams, response: { 200: DeletedOut } } },
+    async (request) => {
+      await deleteWebhookEndpoint(services.repos.webhookEndpoints, accountOf(request), request.params.id);
+      return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
+    },
+  );
+}

@@ -1,0 +1,12 @@
+import { Type } from 'typebox';
+
+/** An event as webhooks deliver it and the events API answers it, byte for byte the same body. */
+export const EventOut = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('event'),
+  type: Type.String(),
+  created: Type.Number({ description: 'Unix seconds, with milliseconds as a fraction' }),
+  mode: Type.String(),
+  sequence: Type.Integer({ description: '1, 2, 3 … per object: the order of the events of one object' }),
+  data: Type.Object({ object: Type.Unknown() }),
+});

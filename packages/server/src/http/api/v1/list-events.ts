@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { listEvents } from '../../../domain/event-queries.ts';
+import { eventView } from '../../../domain/events.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { EventOut } from './event-schema.ts';
+
+const EventsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+    type: Type.Optional(Type.String({ maxLength: 64 })),
+    object_id: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const EventListOut = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(EventOut),
+  has_more: Type.Boolean(),
+});
+
+/** Newest first, kept 30 days at least; `type` takes a type or a family (`payment_intent.*`). */
+export function registerListEvents(app: FastifyInstance, services: Services): void {
+  app.get<{ Querystring: Static<typeof EventsQuery> }>(
+    '/events',
+    { schema: { querystring: EventsQuery, response: { 200: EventListOut } } },
+    async (request) => {
+      const { limit = 10, starting_after, type, object_id } = request.query;
+      const page = await listEvents(services.repos.eventFeed, accountOf(request), {
+        limit,
+        ...(starting_after !== undefined ? { startingAfter: starting_after } : {}),
+        ...(type !== undefined ? { type } : {}),
+        ...(object_id !== undefined ? { objectId: object_id } : {}),
+      });
+      return { object: 'list' as const, data: page.data.map(eventView), has_more: page.hasMore };
+    },
+  );
+}

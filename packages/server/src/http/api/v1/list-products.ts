@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { listProducts } from '../../../domain/products.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { ListQuery } from './list-payment-intents.ts';
+import { ProductOut, toProductOut } from './product-schema.ts';
+
+const ProductListOut = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(ProductOut),
+  has_more: Type.Boolean(),
+});
+
+/** Newest first, keyset cursor: the same paging as intents (decisions/0005). */
+export function registerListProducts(app: FastifyInstance, services: Services): void {
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/products',
+    { schema: { querystring: ListQuery, response: { 200: ProductListOut } } },
+    async (request) => {
+      const { limit = 10, starting_after } = request.query;
+      const page = await listProducts(services.repos.products, accountOf(request), limit, starting_after);
+      const data = page.data.map((product) => toProductOut(product, services.config.baseUrl));
+      return { object: 'list' as const, data, has_more: page.hasMore };
+    },
+  );
+}

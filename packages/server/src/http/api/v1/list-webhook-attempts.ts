@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { listEndpointAttempts } from '../../../domain/webhooks/delivery-queries.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { AttemptOut, toAttemptOut } from './webhook-delivery-schema.ts';
+import { EndpointParams } from './webhook-endpoint-schema.ts';
+
+const AttemptsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+    event_id: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const AttemptListOut = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(AttemptOut),
+  has_more: Type.Boolean(),
+});
+
+/** The attempt log of one endpoint, newest first: what was sent when, and what came back. */
+export function registerListWebhookAttempts(app: FastifyInstance, services: Services): void {
+  app.get<{ Params: Static<typeof EndpointParams>; Querystring: Static<typeof AttemptsQuery> }>(
+    '/webhook-endpoints/:id/attempts',
+    { schema: { params: EndpointParams, querystring: AttemptsQuery, response: { 200: AttemptListOut } } },
+    async (request) => {
+      const { limit = 10, starting_after, event_id } = request.query;
+      const page = await listEndpointAttempts(
+        { endpoints: services.repos.webhookEndpoints, log: services.repos.webhookAttempts },
+        accountOf(request),
+        request.params.id,
+        {
+          limit,
+          ...(starting_after !== undefined ? { startingAfter: starting_after } : {}),
+          ...(event_id !== undefined ? { eventId: event_id } : {}),
+        },
+      );
+      return { object: 'list' as const, data: page.data.map(toAttemptOut), has_more: page.hasMore };
+    },
+  );
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { resendEvent } from '../../../domain/webhooks/delivery-queries.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { DeliveryOut, toDeliveryOut } from './webhook-delivery-schema.ts';
+
+const Params = Type.Object({ id: Type.String({ maxLength: 64 }), event_id: Type.String({ maxLength: 64 }) });
+
+export function registerResendWebhookEvent(app: FastifyInstance, services: Services): void {
+  app.post<{ Params: Static<typeof Params> }>(
+    '/webhook-endpoints/:id/resend/:event_id',
+    { schema: { params: Params, response: { 200: DeliveryOut } } },
+    async (request) => {
+      const { repos } = services;
+      const delivery = await resendEvent(
+        { endpoints: repos.webhookEndpoints, events: repos.eventFeed, log: repos.webhookAttempts },
+        services.clock,
+        accountOf(request),
+        request.params.id,
+        request.params.event_id,
+      );
+      return toDeliveryOut(delivery);
+    },
+  );
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { retrieveEvent } from '../../../domain/event-queries.ts';
+import { eventView } from '../../../domain/events.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import { EventOut } from './event-schema.ts';
+
+const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export function registerRetrieveEvent(app: FastifyInstance, services: Services): void {
+  app.get<{ Params: Static<typeof Params> }>(
+    '/events/:id',
+    { schema: { params: Params, response: { 200: EventOut } } },
+    async (request) => eventView(await retrieveEvent(services.repos.eventFeed, accountOf(request), request.params.id)),
+  );
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { refundTransaction } from '../../../../domain/refunds.ts';
+import { accountOf } from '../../../plugins/secret-key-auth.ts';
+import type { Services } from '../../../services.ts';
+import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
+
+const Params = Type.Object({ id: Type.String() });
+
+/** `amount` in cents; without it, everything not yet refunded. An empty body is `{}`. */
+export const CreateRefundIn = Type.Object(
+  { amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999 })) },
+  { additionalProperties: false },
+);
+
+/** POST /api/v1/transactions/{id}/refunds (docs/transactions.md, docs/decisions/0011). */
+export function registerCreateRefund(app: FastifyInstance, services: Services): void {
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof CreateRefundIn> }>(
+    '/transactions/:id/refunds',
+    { schema: { params: Params, body: CreateRefundIn, response: { 200: RefundCreatedOut } } },
+    async (request) => {
+      const made = await refundTransaction(
+        services.repos,
+        services.clock,
+        accountOf(request),
+        request.params.id,
+        request.body,
+      );
+      return toRefundCreatedOut(made);
+    },
+  );
+}

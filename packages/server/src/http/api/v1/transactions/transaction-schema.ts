@@ -1,0 +1,78 @@
+import { type Static, Type } from 'typebox';
+import type { TransactionWithRefunds } from '../../../../domain/transaction-queries.ts';
+import { refundView, transactionRecord } from '../../../../domain/transactions.ts';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const RefundOut = Type.Object({
+  id: Type.String({ description: 're_…' }),
+  object: Type.Literal('refund'),
+  amount: Type.Integer({ description: 'Minor units (cents)' }),
+  currency: Type.String(),
+  created: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
+  transaction: Type.String(),
+});
+
+/**
+ * The transaction record: first spec §2.2, every field with its exact JSON type, then the
+ * platform's own fields (clients treat those as informational). Validator, type and serializer.
+ */
+export const TransactionOut = Type.Object({
+  id: Type.String(),
+  uuid: Type.String(),
+  created: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
+  status: Type.Integer(),
+  statustext: Type.String(),
+  amountpaid: Type.Number({ description: 'Major units' }),
+  currencypaid: Type.String(),
+  usdpaid: Type.Number({ description: 'Major units of USD' }),
+  usdfee: Type.Number({ description: 'Major units of USD' }),
+  card: Type.String({ description: 'First six and last four digits, the middle masked' }),
+  cardholder: Type.String(),
+  cardcountry: Type.String(),
+  cardbank: Type.String(),
+  paymenttypetext: Type.String(),
+  externalid: Type.String(),
+  product: Type.String(),
+  chargeback: Type.Boolean(),
+  object: Type.Literal('transaction'),
+  payment_intent: Type.String(),
+  mode: Type.String(),
+  amount: Type.Integer({ description: 'Minor units' }),
+  currency: Type.String(),
+  amount_refunded: Type.Integer({ description: 'Minor units' }),
+  fee: Type.Object({
+    amount: Type.Integer({ description: 'Minor units of USD' }),
+    percent_bps: Type.Integer(),
+    fixed: Type.Integer({ description: 'Minor units of USD' }),
+    currency: Type.Literal('USD'),
+  }),
+  card_exp_month: Type.Integer(),
+  card_exp_year: Type.Integer(),
+  decline_code: nullable(Type.String()),
+  decline_message: nullable(Type.String()),
+  three_d_secure: nullable(Type.String()),
+  authorization_code: nullable(Type.String()),
+  updated: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
+  refunds: Type.Array(RefundOut),
+});
+export type TransactionOut = Static<typeof TransactionOut>;
+
+export const toTransactionOut = (found: TransactionWithRefunds): TransactionOut =>
+  transactionRecord(found.transaction, found.refunds);
+
+/** A refund as answered when it is made: with the transaction as it stands right after it. */
+export const RefundCreatedOut = Type.Object({
+  ...RefundOut.properties,
+  transaction_record: TransactionOut,
+});
+
+export const toRefundCreatedOut = (
+  made: TransactionWithRefunds & { refund: Parameters<typeof refundView>[0] },
+): Static<typeof RefundCreatedOut> => ({
+  ...refundView(made.refund),
+  transaction_record: toTransactionOut(made),
+});
+
+/** The error body of the transactions surface (spec §4.2, §7.1). */
+export const PlainErrorOut = Type.Object({ error: Type.String() });

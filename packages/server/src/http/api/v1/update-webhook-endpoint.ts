@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { updateWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
+import { accountOf } from '../../plugins/secret-key-auth.ts';
+import type { Services } from '../../services.ts';
+import {
+  EnabledEvents,
+  EndpointDescription,
+  EndpointParams,
+  EndpointUrl,
+  toWebhookEndpointOut,
+  WebhookEndpointOut,
+} from './webhook-endpoint-schema.ts';
+
+/** Only what is sent changes; null clears the description; `enabled` turns delivery on and off. */
+export const UpdateWebhookEndpointIn = Type.Object(
+  {
+    url: Type.Optional(EndpointUrl),
+    enabled_events: Type.Optional(EnabledEvents),
+    description: Type.Optional(Type.Union([EndpointDescription, Type.Null()])),
+    enabled: Type.Optional(Type.Boolean()),
+    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+  },
+  { additionalProperties: false },
+);
+export type UpdateWebhookEndpointIn = Static<typeof UpdateWebhookEndpointIn>;
+
+export function registerUpdateWebhookEndpoint(app: FastifyInstance, services: Services): void {
+  app.post<{ Params: Static<typeof EndpointParams>; Body: UpdateWebhookEndpointIn }>(
+    '/webhook-endpoints/:id',
+    { schema: { params: EndpointParams, body: UpdateWebhookEndpointIn, response: { 200: WebhookEndpointOut } } },
+    async (request) => {
+      const endpoint = await updateWebhookEndpoint(
+        services.repos.webhookEndpoints,
+        services.clock,
+        { allowLoopback: services.config.webhooksAllowLoopback },
+        accountOf(request),
+        request.params.id,
+        request.body,
+      );
+      return toWebhookEndpointOut(endpoint);
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { challengeView, completeChallenge } from '../../domain/payments/challenge.ts';
+import type { Services } from '../services.ts';
+import { challengePage } from './challenge-page.ts';
+import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
+import { paymentDeps } from '../../services.ts';
+
+const Params = Type.Object({ token: Type.String({ maxLength: 64 }) });
+const AnswerIn = Type.Object(
+  { code: Type.Optional(Type.String({ maxLength: 32 })), cancel: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+
+/** The sandbox 3-D Secure ACS: a page for the shopper, and the answer that finishes the attempt. */
+export function registerChallenge(app: FastifyInstance, services: Services): void {
+  app.get<{ Params: Static<typeof Params> }>('/challenge/:token', { schema: { params: Params } }, async (request, reply) => {
+    const view = await challengeView(paymentDeps(services), request.params.token);
+    const { html, csp } = challengePage(view);
+    return reply
+      .header('Content-Security-Policy', csp)
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(html);
+  });
+
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof AnswerIn> }>(
+    '/challenge/:token',
+    { schema: { params: Params, body: AnswerIn, response: { 200: PaymentOutcomeOut } } },
+    async (request) => {
+      const outcome = await completeChallenge(paymentDeps(services), request.params.token, request.body);
+      return toOutcomeOut(outcome, services.config.baseUrl);
+    },
+  );
+}

@@ -1,0 +1,26 @@
+import { type Static, Type } from 'typebox';
+import type { PaymentOutcome } from '../../domain/payments/outcome.ts';
+import { ERROR_STATUS } from '../error-statuses.ts';
+
+/** What confirm and challenge completion answer: one attempt's outcome (docs/widget-protocol.md). */
+export const PaymentOutcomeOut = Type.Object({
+  success: Type.Boolean(),
+  status: Type.Enum(['succeeded', 'failed', 'requires_action', 'processing']),
+  payment_intent: Type.String(),
+  transaction_id: Type.String(),
+  challenge_url: Type.Optional(Type.String()),
+  error: Type.Optional(Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() })),
+});
+export type PaymentOutcomeOut = Static<typeof PaymentOutcomeOut>;
+
+export function toOutcomeOut(outcome: PaymentOutcome, baseUrl: string): PaymentOutcomeOut {
+  const out: PaymentOutcomeOut = {
+    success: outcome.status === 'succeeded',
+    status: outcome.status,
+    payment_intent: outcome.intent.id,
+    transaction_id: outcome.transaction.id,
+  };
+  if (outcome.status === 'requires_action') out.challenge_url = `${baseUrl}/embed/v1/challenge/${outcome.challengeToken}`;
+  if (outcome.status === 'failed') out.error = { type: ERROR_STATUS[outcome.error.code].type, ...outcome.error };
+  return out;
+}

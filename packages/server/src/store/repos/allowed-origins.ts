@@ -1,0 +1,20 @@
+import type { Kysely } from 'kysely';
+import type { AllowedOriginsStore } from '../../domain/allowed-origins.ts';
+import type { Database } from '../schema.ts';
+
+/** accounts.allowed_origins, on its own: the accounts repository stays about identity and keys. */
+export class AllowedOriginsRepository implements AllowedOriginsStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async set(accountId: string, origins: string[]): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('accounts')
+      .set({ allowed_origins: JSON.stringify(origins) })
+      .where('id', '=', accountId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { EncryptionKeyStore, StoredKeyPair } from '../../crypto/card-keyring.ts';
+import type { Database } from '../schema.ts';
+
+export class EncryptionKeysRepository implements EncryptionKeyStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async usable(now: number): Promise<StoredKeyPair[]> {
+    const rows = await this.#db
+      .selectFrom('encryption_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('decrypts_until', 'is', null), eb('decrypts_until', '>', now)]))
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      kid: r.kid,
+      publicJwk: JSON.parse(r.public_jwk),
+      privateJwk: JSON.parse(r.private_jwk),
+      createdAt: r.created_at,
+      decryptsUntil: r.decrypts_until,
+    }));
+  }
+
+  async rotate(next: StoredKeyPair, previousDecryptUntil: number): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('encryption_keys')
+        .set({ decrypts_until: previousDecryptUntil })
+        .where('decrypts_until', 'is', null)
+        .execute();
+      await trx
+        .insertInto('encryption_keys')
+        .values({
+          kid: next.kid,
+          public_jwk: JSON.stringify(next.publicJwk),
+          private_jwk: JSON.stringify(next.privateJwk),
+          created_at: next.createdAt,
+          decrypts_until: null,
+        })
+        .execute();
+    });
+  }
+}

@@ -1,0 +1,138 @@
+import type { Kysely, Transaction as DbTransaction } from 'kysely';
+import type { EventDraft } from '../../domain/events.ts';
+import type { PaymentIntent } from '../../domain/intents.ts';
+import type { PaymentStore } from '../../domain/payments/ports.ts';
+import { TX_STATUS, type Transaction } from '../../domain/transactions.ts';
+import type { Database } from '../schema.ts';
+import { appendEvents } from './events.ts';
+import { toIntent } from './intents.ts';
+import { transactionRow } from './transactions.ts';
+
+async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<PaymentIntent> {
+  return toIntent(await trx.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+}
+
+/**
+ * The state machine's writes. Each is a conditional UPDATE whose row count says whether
+ * this request won; the loser's transaction changes nothing. No read-modify-write.
+ */
+export class PaymentsRepository implements PaymentStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  beginAttempt(
+    tx: Transaction,
+    rules: { now: number; maxFailedAttempts: number },
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const won = await trx
+        .updateTable('payment_intents')
+        .set({ status: 'processing', last_transaction_id: tx.id, updated_at: rules.now })
+        .where('id', '=', tx.paymentIntentId)
+        .where('account_id', '=', tx.accountId)
+        .where('status', 'in', ['requires_payment', 'failed'])
+        .where('expires_at', '>', rules.now)
+        .where('failed_attempts', '<', rules.maxFailedAttempts)
+        .executeTakeFirst();
+      if (won.numUpdatedRows === 0n) return null;
+      await trx.insertInto('transactions').values(transactionRow(tx)).execute();
+      const intent = await reloadIntent(trx, tx.paymentIntentId);
+      await appendEvents(trx, events(intent), rules.now);
+      return intent;
+    });
+  }
+
+  finishAttempt(
+    tx: Transaction,
+    intentStatus: 'succeeded' | 'failed',
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = transactionRow(tx);
+      const finished = await trx
+        .updateTable('transactions')
+        .set({
+          status: row.status,
+          card_country: row.card_country,
+          card_bank: row.card_bank,
+          card_brand: row.card_brand,
+          decline_code: row.decline_code,
+          decline_message: row.decline_message,
+          three_ds: row.three_ds,
+          authorization_code: row.authorization_code,
+          dispute_at: row.dispute_at,
+          challenge_token: row.challenge_token,
+          updated_at: row.updated_at,
+        })
+        .where('id', '=', tx.id)
+        .where('account_id', '=', tx.accountId)
+        .where('status', '=', TX_STATUS.pending)
+        .executeTakeFirst();
+      if (finished.numUpdatedRows === 0n) return null;
+      await trx
+        .updateTable('payment_intents')
+        .set((eb) => ({
+          status: intentStatus,
+          updated_at: tx.updatedAt,
+          failed_attempts: intentStatus === 'failed' ? eb('failed_attempts', '+', 1) : eb.ref('failed_attempts'),
+        }))
+        .where('id', '=', tx.paymentIntentId)
+        .where('account_id', '=', tx.accountId)
+        .where('status', '=', 'processing')
+        .where('last_transaction_id', '=', tx.id)
+        .execute();
+      const intent = await reloadIntent(trx, tx.paymentIntentId);
+      await appendEvents(trx, events(intent), tx.updatedAt);
+      return intent;
+    });
+  }
+
+  async awaitChallenge(tx: Transaction): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('transactions')
+      .set({
+        challenge_token: tx.challengeToken,
+        processor_challenge_ref: tx.processorChallengeRef,
+        card_country: tx.cardCountry,
+        card_bank: tx.cardBank,
+        updated_at: tx.updatedAt,
+      })
+      .where('id', '=', tx.id)
+      .where('account_id', '=', tx.accountId)
+      .where('status', '=', TX_STATUS.pending)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  expire(intent: PaymentIntent, now: number, events: (intent: PaymentIntent) => EventDraft[]): Promise<PaymentIntent | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const won = await trx
+        .updateTable('payment_intents')
+        .set({ status: 'expired', updated_at: now })
+        .where('id', '=', intent.id)
+        .where('account_id', '=', intent.accountId)
+        .where('status', '=', intent.status)
+        .where('expires_at', '<=', now)
+        .executeTakeFirst();
+      if (won.numUpdatedRows === 0n) return null;
+      const expired = await reloadIntent(trx, intent.id);
+      await appendEvents(trx, events(expired), now);
+      return expired;
+    });
+  }
+
+  async dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]> {
+    const rows = await this.#db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('status', 'in', ['requires_payment', 'failed', 'processing'])
+      .where('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toIntent);
+  }
+}

@@ -1,0 +1,94 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { EventDraft } from '../../domain/events.ts';
+import type { RefundStore } from '../../domain/refunds.ts';
+import type { RefundReader, TransactionWithRefunds } from '../../domain/transaction-queries.ts';
+import { REFUNDABLE_STATUSES, type Refund, type Transaction, TX_STATUS } from '../../domain/transactions.ts';
+import type { AccountId, TransactionId } from '../../ids.ts';
+import type { Database, RefundsTable } from '../schema.ts';
+import { appendEvents } from './events.ts';
+import { toTransaction } from './transactions.ts';
+
+export function toRefund(row: Selectable<RefundsTable>): Refund {
+  return {
+    id: row.id,
+    accountId: row.account_id as AccountId,
+    transactionId: row.transaction_id as TransactionId,
+    amount: row.amount,
+    currency: row.currency as 'USD',
+    createdAt: row.created_at,
+  };
+}
+
+/** Refunds of these transactions of the account, oldest first. Usable inside a database transaction. */
+export async function selectRefunds(
+  db: Kysely<Database>,
+  accountId: string,
+  transactionIds: readonly string[],
+): Promise<Refund[]> {
+  if (transactionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('transaction_id', 'in', transactionIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRefund);
+}
+
+export class RefundsRepository implements RefundStore, RefundReader {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]> {
+    return selectRefunds(this.#db, accountId, transactionIds);
+  }
+
+  refund(
+    refund: Refund,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      // One statement decides: concurrent refunds on any number of processes can never sum
+      // past the amount paid. SET sees the old row, so the CASE tests the sum after this one.
+      const row = await trx
+        .updateTable('transactions')
+        .set((eb) => ({
+          refunded_amount: eb('refunded_amount', '+', refund.amount),
+          status: eb
+            .case()
+            .when(eb('refunded_amount', '+', refund.amount), '=', eb.ref('amount'))
+            .then(eb.lit(TX_STATUS.refunded))
+            .else(eb.lit(TX_STATUS.partiallyRefunded))
+            .end(),
+          updated_at: refund.createdAt,
+        }))
+        .where('account_id', '=', refund.accountId)
+        .where('id', '=', refund.transactionId)
+        .where('status', 'in', REFUNDABLE_STATUSES)
+        .where('chargeback', '=', 0)
+        .where((eb) => eb(eb('refunded_amount', '+', refund.amount), '<=', eb.ref('amount')))
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return null;
+      await trx
+        .insertInto('refunds')
+        .values({
+          id: refund.id,
+          account_id: refund.accountId,
+          transaction_id: refund.transactionId,
+          amount: refund.amount,
+          currency: refund.currency,
+          created_at: refund.createdAt,
+        })
+        .execute();
+      const transaction = toTransaction(row);
+      const refunds = await selectRefunds(trx, refund.accountId, [refund.transactionId]);
+      await appendEvents(trx, events(transaction, refunds), refund.createdAt);
+      return { transaction, refunds };
+    });
+  }
+}

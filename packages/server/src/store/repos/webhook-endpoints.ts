@@ -1,0 +1,130 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Page } from '../../domain/intents.ts';
+import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
+import type { AccountId } from '../../ids.ts';
+import type { Database, WebhookEndpointsTable } from '../schema.ts';
+
+export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: row.id,
+    accountId: row.account_id as AccountId,
+    url: row.url,
+    mode: row.mode,
+    description: row.description,
+    enabledEvents: JSON.parse(row.enabled_events) as string[],
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function changesRow(changes: EndpointChanges): Partial<WebhookEndpointsTable> {
+  const row: Partial<WebhookEndpointsTable> = { updated_at: changes.updatedAt };
+  if (changes.url !== undefined) row.url = changes.url;
+  if (changes.enabledEvents !== undefined) row.enabled_events = JSON.stringify(changes.enabledEvents);
+  if (changes.description !== undefined) row.description = changes.description;
+  if (changes.enabled !== undefined) row.enabled = changes.enabled ? 1 : 0;
+  if (changes.disabledReason !== undefined) row.disabled_reason = changes.disabledReason;
+  if (changes.failingSince !== undefined) row.failing_since = changes.failingSince;
+  if (changes.secret !== undefined) row.secret = changes.secret;
+  if (changes.previousSecret !== undefined) row.previous_secret = changes.previousSecret;
+  if (changes.previousSecretExpiresAt !== undefined) row.previous_secret_expires_at = changes.previousSecretExpiresAt;
+  return row;
+}
+
+export class WebhookEndpointsRepository implements EndpointStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(endpoint: WebhookEndpoint): Promise<void> {
+    await this.#db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: endpoint.id,
+        account_id: endpoint.accountId,
+        url: endpoint.url,
+        mode: endpoint.mode,
+        description: endpoint.description,
+        enabled_events: JSON.stringify(endpoint.enabledEvents),
+        enabled: endpoint.enabled ? 1 : 0,
+        disabled_reason: endpoint.disabledReason,
+        secret: endpoint.secret,
+        previous_secret: endpoint.previousSecret,
+        previous_secret_expires_at: endpoint.previousSecretExpiresAt,
+        failing_since: endpoint.failingSince,
+        created_at: endpoint.createdAt,
+        updated_at: endpoint.updatedAt,
+      })
+      .execute();
+  }
+
+  async find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.#db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>> {
+    let query = this.#db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    return { data: rows.slice(0, limit).map(toEndpoint), hasMore: rows.length > limit };
+  }
+
+  async update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
+    const row = await this.#db
+      .updateTable('webhook_endpoints')
+      .set(changesRow(changes))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toEndpoint(row);
+  }
+
+  async delete(accountId: AccountId, id: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const deliveries = trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('endpoint_id', '=', id);
+      await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+      await trx
+        .deleteFrom('webhook_deliveries')
+        .where('account_id', '=', accountId)
+        .where('endpoint_id', '=', id)
+        .execute();
+      const result = await trx
+        .deleteFrom('webhook_endpoints')
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import { SECOND } from '../clock.ts';
+import { recordDueSandboxDisputes } from '../domain/chargebacks.ts';
+import type { Services } from '../http/services.ts';
+
+export interface DisputeSimulator {
+  /** One pass now; answers how many chargebacks it recorded. Passes never overlap. */
+  runOnce(): Promise<number>;
+  /** Stops the timer and waits for a pass under way, so the database can be closed after it. */
+  stop(): Promise<void>;
+}
+
+/** Disputes recorded per pass; the rest wait for the next pass. */
+const BATCH = 100;
+
+/**
+ * Plays the card network for the sandbox chargeback card: once a settled transaction's
+ * dispute_at has passed, it records the chargeback through the same use case a live
+ * connector's dispute notice calls. Several processes may run it: each chargeback is
+ * recorded once (compare-and-set on chargeback = 0).
+ */
+export function startDisputeSimulator(services: Services, logger: Logger, everyMs = SECOND): DisputeSimulator {
+  let running: Promise<number> | undefined;
+  const pass = async () => {
+    try {
+      const recorded = await recordDueSandboxDisputes(services.repos.chargebacks, services.clock, BATCH);
+      if (recorded > 0) logger.info({ recorded }, 'sandbox chargebacks recorded');
+      return recorded;
+    } catch (error) {
+      logger.error({ err: error }, 'dispute simulator failed');
+      return 0;
+    }
+  };
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(runOnce, everyMs);
+  timer.unref();
+  const stop = async () => {
+    clearInterval(timer);
+    await running;
+  };
+  return { runOnce, stop };
+}

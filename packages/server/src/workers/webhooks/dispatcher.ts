@@ -1,0 +1,130 @@
+import type { Logger } from 'pino';
+import { HOUR, MINUTE } from '../../clock.ts';
+import { EVENT_RETENTION_MS } from '../../domain/event-queries.ts';
+import { type Attempt, attemptDelivery, type WebhookSender } from '../../domain/webhooks/deliveries.ts';
+import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
+import type { Services } from '../../http/services.ts';
+import { HttpWebhookSender, type Resolver } from './transport.ts';
+
+export interface DispatcherOptions {
+  /** How webhooks leave; the HTTP sender by default. */
+  sender?: WebhookSender;
+  /** DNS for the default sender (tests stub it). */
+  resolve?: Resolver;
+  /** Extra trusted CAs for the default sender (tests). */
+  ca?: string | Buffer;
+  logger?: Logger;
+  /** Rows claimed at once; a claimed batch of deliveries is sent in parallel. */
+  batchSize?: number;
+}
+
+/**
+ * A lease outlives any attempt (10 s timeout) many times over, so only a dispatcher that
+ * died lets its lease run out; its work is then picked up by another, at least once.
+ */
+export const LEASE_MS = MINUTE;
+const PRUNE_EVERY_MS = HOUR;
+
+export interface RunReport {
+  events: number;
+  deliveries: number;
+  attempts: Attempt[];
+}
+
+/**
+ * The webhook worker of one process: fans new outbox events out into deliveries and sends
+ * the due ones. Any number may run, in `obolus serve` and `obolus worker` processes alike.
+ */
+export class WebhookDispatcher {
+  readonly #services: Services;
+  readonly #sender: WebhookSender;
+  readonly #logger: Logger | undefined;
+  readonly #batchSize: number;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+  #lastPrune = 0;
+
+  constructor(services: Services, options: DispatcherOptions = {}) {
+    this.#services = services;
+    this.#sender =
+      options.sender ??
+      new HttpWebhookSender({
+        allowLoopback: services.config.webhooksAllowLoopback,
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
+      });
+    this.#logger = options.logger;
+    this.#batchSize = options.batchSize ?? 20;
+  }
+
+  /** One pass: every unfanned event fanned out, every due delivery attempted once. */
+  async runOnce(): Promise<RunReport> {
+    const { repos, clock } = this.#services;
+    const report: RunReport = { events: 0, deliveries: 0, attempts: [] };
+    for (;;) {
+      const fanned = await fanOutEvents(repos.webhookFanout, clock, LEASE_MS, 100);
+      report.events += fanned.events;
+      report.deliveries += fanned.deliveries;
+      if (fanned.events < 100) break;
+    }
+    while (!this.#stopped) {
+      const claims = await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, this.#batchSize);
+      if (claims.length === 0) break;
+      const attempts = await Promise.all(
+        claims.map((claim) => attemptDelivery(repos.webhookDeliveries, this.#sender, clock, claim)),
+      );
+      for (const attempt of attempts) this.#log(attempt);
+      report.attempts.push(...attempts);
+    }
+    return report;
+  }
+
+  /** Drops events past their 30-day retention, with their deliveries and attempts. */
+  async pruneOnce(): Promise<number> {
+    const removed = await this.#services.repos.eventFeed.pruneBefore(this.#services.clock.now() - EVENT_RETENTION_MS);
+    if (removed > 0) this.#logger?.info({ removed }, 'pruned events past retention');
+    return removed;
+  }
+
+  /** Runs a pass every `pollMs` until stop(); a pass that fails is logged and the next one tries again. */
+  start(pollMs: number): void {
+    const tick = async () => {
+      this.#running = this.#pass();
+      await this.#running;
+      if (!this.#stopped) this.#timer = setTimeout(tick, pollMs);
+    };
+    this.#timer = setTimeout(tick, 0);
+  }
+
+  async #pass(): Promise<void> {
+    try {
+      await this.runOnce();
+      if (Date.now() - this.#lastPrune >= PRUNE_EVERY_MS) {
+        this.#lastPrune = Date.now();
+        await this.pruneOnce();
+      }
+    } catch (error) {
+      this.#logger?.error({ err: error }, 'webhook dispatch failed');
+    }
+  }
+
+  /** Stops the loop and waits for the pass in progress, so the database can be closed after. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #log(attempt: Attempt): void {
+    const fields = {
+      webhook_endpoint: attempt.endpointId,
+      webhook_delivery: attempt.deliveryId,
+      event: attempt.eventId,
+      status: attempt.statusCode,
+      ms: attempt.latencyMs,
+    };
+    if (attempt.succeeded) this.#logger?.debug(fields, 'webhook delivered');
+    else this.#logger?.info({ ...fields, error: attempt.error }, 'webhook attempt failed');
+  }
+}

@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+import type { Services } from '../../http/services.ts';
+import { WebhookDispatcher } from './dispatcher.ts';
+
+/**
+ * The dispatcher as background work of `obolus serve` or `obolus worker`, polling every
+ * OBOLUS_WEBHOOKS_POLL_MS; with 0 this process sends no webhooks (another process does).
+ */
+export function startWebhookWorker(services: Services, logger: Logger): { stop(): Promise<void> } {
+  const pollMs = services.config.webhooksPollMs;
+  if (pollMs === 0) return { stop: async () => {} };
+  const dispatcher = new WebhookDispatcher(services, { logger });
+  dispatcher.start(pollMs);
+  return { stop: () => dispatcher.stop() };
+}

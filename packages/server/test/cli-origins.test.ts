@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-origins-'));
+const env = { OBOLUS_DATABASE_URL: join(dir, 'cli.db'), OBOLUS_LOG_LEVEL: 'warn' };
+const obolus = (...args: string[]) => runCli(args, env);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('obolus origins', () => {
+  it('sets, lists and clears the allowed origins of an account', async () => {
+    const created = JSON.parse((await obolus('accounts', 'create', '--name', 'S', '--email', 's@s.example', '--json')).stdout);
+    const id = created.account_id;
+    expect(JSON.parse((await obolus('origins', 'list', id, '--json')).stdout)).toEqual([]);
+
+    const set = await obolus('origins', 'set', id, 'https://Shop.example', 'http://localhost:3000', 'https://shop.example');
+    expect(set.code).toBe(0);
+    expect(JSON.parse((await obolus('origins', 'list', id, '--json')).stdout)).toEqual([
+      'https://shop.example',
+      'http://localhost:3000',
+    ]);
+
+    expect((await obolus('origins', 'set', id)).code).toBe(0);
+    expect((await obolus('origins', 'list', id)).stdout).toContain('any page may embed');
+  });
+
+  it.each([['https://shop.example/path'], ['shop.example'], ['ftp://shop.example']])(
+    'refuses %s, which is not an origin, and changes nothing',
+    async (origin) => {
+      const id = JSON.parse((await obolus('accounts', 'create', '--name', 'T', '--email', 't@t.example', '--json')).stdout)
+        .account_id;
+      const res = await obolus('origins', 'set', id, 'https://ok.example', origin);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(origin);
+      expect(JSON.parse((await obolus('origins', 'list', id, '--json')).stdout)).toEqual([]);
+    },
+  );
+
+  it('an unknown account is a usage error', async () => {
+    const res = await obolus('origins', 'list', 'acct_missing');
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('No such account');
+  });
+});

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TX_STATUS } from '../src/domain/transactions.ts';
+import { ENGINES } from './support/engines.ts';
+import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { card, createIntent, encryptCard } from './support/widget-client.ts';
+
+describe.each(ENGINES)('a client_secret pays exactly once (%s, two server processes)', (engine) => {
+  let t: TestServer;
+  let second: SecondProcess;
+  let shop: TestAccount;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    shop = await t.newAccount();
+    second = await startSecondProcess(t);
+  }, 60_000);
+  afterAll(async () => {
+    await second?.stop();
+    await t.close();
+  });
+
+  it('50 concurrent confirms across both processes: one Settled transaction, 49 clear refusals', async () => {
+    const intent = await createIntent(t, shop.secretKey);
+    const jwe = await encryptCard(t, card('4242424242424242'));
+    const body = JSON.stringify({ pk: shop.clientKey, client_secret: intent.client_secret, mode: 'sandbox', card: jwe });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const base = i % 2 === 0 ? t.url : second.url;
+        const res = await fetch(`${base}/embed/v1/confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        return { status: res.status, json: (await res.json()) as any };
+      }),
+    );
+    const paid = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(paid).toHaveLength(1);
+    expect(paid[0]?.json.status).toBe('succeeded');
+    expect(refused).toHaveLength(49);
+    for (const r of refused) {
+      expect([400, 409]).toContain(r.status);
+      expect(['payment_in_progress', 'payment_intent_unexpected_state']).toContain(r.json.error.code);
+    }
+    const txs = await t.server.services.repos.transactions.forIntent(shop.id, intent.id);
+    expect(txs).toHaveLength(1);
+    expect(txs[0]?.status).toBe(TX_STATUS.settled);
+    const events = await t.server.services.repos.events.forObject(shop.id, intent.id);
+    expect(events.filter((e) => e.type === 'payment_intent.succeeded')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,103 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { createAccount } from '../../src/domain/accounts.ts';
+import type { Engine } from '../../src/store/database.ts';
+import { freePort, startTestServer, type TestAccount, type TestServer } from './server.ts';
+
+/** Debian's chromium, headless, with nothing that reaches beyond loopback. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A fresh context (cookies, storage) per test. */
+  context(options?: { width?: number; dark?: boolean }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** Playwright gives every launch a fresh temporary user-data-dir (and removes it on close). */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const contexts: BrowserContext[] = [];
+  return {
+    browser,
+    async context({ width = 800, dark = false } = {}) {
+      const context = await browser.newContext({
+        viewport: { width, height: 900 },
+        colorScheme: dark ? 'dark' : 'light',
+      });
+      contexts.push(context);
+      return context;
+    },
+    async close() {
+      await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
+      await browser.close();
+    },
+  };
+}
+
+/** An Obolus server whose configured base URL is its real loopback address (3-D Secure links use it). */
+export async function startPublicTestServer(engine: Engine): Promise<TestServer> {
+  const port = await freePort();
+  return startTestServer(engine, { config: { port, baseUrl: `http://127.0.0.1:${port}` } });
+}
+
+export async function accountWithOrigins(t: TestServer, name: string, origins: string[]): Promise<TestAccount> {
+  const { services } = t.server;
+  const created = await createAccount(services.repos.accounts, services.clock, {
+    name,
+    email: 'shop@example.com',
+    allowedOrigins: origins,
+  });
+  return { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey };
+}
+
+/**
+ * The merchant's side: a second HTTP listener on loopback serving whatever pages a test
+ * puts there. Reached as http://localhost:<port> it is another origin than Obolus on
+ * http://127.0.0.1:<obolus port>; reached as http://127.0.0.1:<port> it is a third one.
+ */
+export interface HostServer {
+  port: number;
+  /** http://localhost:<port> */
+  origin: string;
+  /** http://127.0.0.1:<port>: a foreign origin to the host page and to Obolus. */
+  foreignOrigin: string;
+  page(path: string, html: string): void;
+  close(): Promise<void>;
+}
+
+export async function startHostServer(): Promise<HostServer> {
+  const pages = new Map<string, string>();
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    const html = pages.get(path);
+    response.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(html ?? 'not found');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    origin: `http://localhost:${port}`,
+    foreignOrigin: `http://127.0.0.1:${port}`,
+    page: (path, html) => pages.set(path, html),
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+export const ARTIFACTS = resolve(import.meta.dirname, '../../../../test-artifacts/widget');
+export function artifactPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

@@ -1,0 +1,54 @@
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import type { TestResponse, TestServer } from './server.ts';
+
+export interface CardIn {
+  number: string;
+  exp_month: number | string;
+  exp_year: number | string;
+  cvc: string;
+  name: string;
+}
+
+export const card = (number: string, over: Partial<CardIn> = {}): CardIn => ({
+  number,
+  exp_month: 12,
+  exp_year: new Date().getUTCFullYear() + 3,
+  cvc: number.length === 15 ? '1234' : '123',
+  name: 'Ada Lovelace',
+  ...over,
+});
+
+/** Encrypts like the widget does: compact JWE, RSA-OAEP-256 + A256GCM, to the first key of the JWKS. */
+export async function encryptCard(t: TestServer, plain: unknown, options: { alg?: string; kid?: string } = {}) {
+  const jwks = (await t.call('GET', '/embed/v1/jwks.json')).json as { keys: JWK[] };
+  const jwk = jwks.keys[0] as JWK;
+  const alg = options.alg ?? 'RSA-OAEP-256';
+  const key = await importJWK(jwk, alg);
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(plain)))
+    .setProtectedHeader({ alg, enc: 'A256GCM', kid: options.kid ?? (jwk.kid as string) })
+    .encrypt(key);
+}
+
+/** Acts as the widget: create nothing, only pay an intent with a card. */
+export async function confirm(
+  t: TestServer,
+  pk: string,
+  clientSecret: string,
+  plainCard: unknown,
+  extra: { mode?: string; jwe?: string; headers?: Record<string, string> } = {},
+): Promise<TestResponse> {
+  const jwe = extra.jwe ?? (await encryptCard(t, plainCard));
+  return t.call('POST', '/embed/v1/confirm', {
+    body: { pk, client_secret: clientSecret, mode: extra.mode ?? 'sandbox', card: jwe },
+    ...(extra.headers ? { headers: extra.headers } : {}),
+  });
+}
+
+export async function createIntent(t: TestServer, secretKey: string, body: Record<string, unknown> = {}) {
+  const res = await t.call('POST', '/api/v1/payment-intents', {
+    key: secretKey,
+    body: { amount: 2000, currency: 'USD', mode: 'sandbox', ...body },
+  });
+  if (res.status !== 200) throw new Error(`create intent failed: ${res.text}`);
+  return res.json as { id: string; client_secret: string; mode: string; amount: number };
+}

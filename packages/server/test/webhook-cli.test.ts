@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OBOLUS_BIN, runCli } from './support/cli.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+
+interface Running {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  stop(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A long-running `obolus` process of this test; stop() ends it by its own pid. */
+function startCli(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [OBOLUS_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    child,
+    output: () => output,
+    async waitFor(pattern, ms = 15_000) {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        const match = output.match(pattern);
+        if (match) return match;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`timed out waiting for ${pattern}; output so far:\n${output}`);
+    },
+    async stop(signal) {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('obolus worker and obolus listen', () => {
+  let t: TestServer;
+  let receiver: Receiver;
+  let shop: TestAccount;
+  const running: Running[] = [];
+  beforeAll(async () => {
+    t = await startTestServer('sqlite', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    shop = await t.newAccount();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((r) => r.stop('SIGKILL')));
+    await receiver?.close();
+  });
+  afterAll(() => t.close());
+
+  const createIntent = async (amount: number) =>
+    (
+      await t.call('POST', '/api/v1/payment-intents', {
+        key: shop.secretKey,
+        body: { amount, currency: 'USD', mode: 'sandbox' },
+      })
+    ).json;
+
+  it('`obolus worker` delivers webhooks from the shared database, and stops cleanly', async () => {
+    receiver = await startReceiver();
+    const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
+      key: shop.secretKey,
+      body: { url: receiver.url, enabled_events: ['payment_intent.created'], mode: 'sandbox' },
+    });
+    const intent = await createIntent(4100);
+    const worker = startCli(['worker'], {
+      OBOLUS_DATABASE_URL: t.database.url,
+      OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      OBOLUS_WEBHOOKS_POLL_MS: '100',
+      OBOLUS_LOG_LEVEL: 'info',
+    });
+    running.push(worker);
+    await worker.waitFor(/webhook worker started/);
+    await until(() => receiver.received.length === 1);
+    const [webhook] = receiver.received;
+    expect(webhook!.json.data.object.id).toBe(intent.id);
+    expect(() => new Webhook(endpoint.json.secret).verify(webhook!.body, webhook!.headers)).not.toThrow();
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(worker.output()).toMatch(/webhook worker stopping/);
+    expect(worker.output()).not.toContain('whsec_');
+  });
+
+  it('`obolus listen` forwards new events, signed with the session secret it prints', async () => {
+    receiver = await startReceiver();
+    const old = await createIntent(1);
+    const listen = startCli(
+      [
+        'listen',
+        '--forward-to',
+        receiver.url,
+        '--api-url',
+        t.url,
+        '--events',
+        'payment_intent.created,payment_intent.succeeded',
+        '--interval',
+        '100',
+      ],
+      { OBOLUS_SECRET_KEY: shop.secretKey },
+    );
+    running.push(listen);
+    const [, secret] = await listen.waitFor(/Ready! Your webhook signing secret for this session is (whsec_\S+)/);
+    const intent = await createIntent(4200);
+    await until(() => receiver.received.length === 1);
+    const [webhook] = receiver.received;
+    expect(webhook!.json).toMatchObject({ type: 'payment_intent.created', data: { object: { id: intent.id } } });
+    expect(() => new Webhook(secret!).verify(webhook!.body, webhook!.headers)).not.toThrow();
+    const event = await t.call('GET', `/api/v1/events/${webhook!.json.id}`, { key: shop.secretKey });
+    expect(webhook!.body).toBe(event.text);
+    await listen.waitFor(new RegExp(`payment_intent\\.created\\s+${webhook!.json.id}\\s+\\[204\\] \\d+ ms`));
+    expect(await listen.stop('SIGINT')).toBe(0);
+    expect(listen.output()).toMatch(/Stopped: forwarded 1 event\(s\), 0 not answered with 2xx/);
+    expect(receiver.received.some((w) => w.json.data.object.id === old.id)).toBe(false);
+  });
+
+  it.each([
+    [['listen'], 2, /--forward-to/],
+    [['listen', '--forward-to', 'localhost:3000'], 2, /http:\/\//],
+    [['listen', '--forward-to', 'http://localhost:3000', '--events', 'payment.done'], 2, /unknown event type/],
+    [['listen', '--forward-to', 'http://localhost:3000', '--interval', '99'], 2, /100 to 60000/],
+    [['listen', '--forward-to', 'http://localhost:3000'], 2, /--api-key/],
+  ])('%j is refused with a clear message', async (args, code, message) => {
+    const res = await runCli(args, { OBOLUS_SECRET_KEY: '' });
+    expect(res.code).toBe(code);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('listen with a wrong key stops with the API error', async () => {
+    const res = await runCli(['listen', '--forward-to', 'http://localhost:3000', '--api-url', t.url], {
+      OBOLUS_SECRET_KEY: 'sk_wrong',
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Invalid API key/);
+  });
+});

@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, MINUTE } from '../src/clock.ts';
+import type { Services } from '../src/http/services.ts';
+import { openServices } from '../src/services.ts';
+import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
+import { OBOLUS_BIN } from './support/cli.ts';
+import { ENGINES, PG_URL } from './support/engines.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+
+const INTENTS = 30;
+
+describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
+  let t: TestServer;
+  let second: Services;
+  let receivers: Receiver[] = [];
+  const clock = new ManualClock(Date.now());
+  beforeAll(async () => {
+    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    // Its own connection pool (PostgreSQL) or its own connection to the file (SQLite), like another process.
+    second = await openServices(t.server.services.config, {
+      clock,
+      ...(t.database.schema ? { schema: t.database.schema } : {}),
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.map((r) => r.close()));
+    receivers = [];
+  });
+  afterAll(async () => {
+    await second.database.close();
+    await t.close();
+  });
+
+  const setUp = async (): Promise<TestAccount> => {
+    const shop = await t.newAccount();
+    receivers = [await startReceiver(), await startReceiver(), await startReceiver()];
+    for (const receiver of receivers) {
+      const res = await t.call('POST', '/api/v1/webhook-endpoints', {
+        key: shop.secretKey,
+        body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
+      });
+      expect(res.status).toBe(200);
+    }
+    for (let i = 1; i <= INTENTS; i++) {
+      await t.call('POST', '/api/v1/payment-intents', {
+        key: shop.secretKey,
+        body: { amount: i, currency: 'USD', mode: 'sandbox' },
+      });
+    }
+    return shop;
+  };
+
+  it('never attempts one delivery twice at once, and delivers every event to every endpoint once', async () => {
+    const shop = await setUp();
+    const firstTry = new Set<string>();
+    for (const receiver of receivers) {
+      // Slow answers keep attempts in flight while the other dispatcher claims; every first try fails.
+      receiver.reply = (w) => {
+        const key = `${receiver.port}/${w.headers['webhook-id']}`;
+        const status = firstTry.has(key) ? 200 : 500;
+        firstTry.add(key);
+        return { status, delayMs: 15 };
+      };
+    }
+    const a = new WebhookDispatcher(t.server.services, { batchSize: 4 });
+    const b = new WebhookDispatcher(second, { batchSize: 4 });
+    const byA: number[] = [];
+    const byB: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
+      byA.push(ra.attempts.length);
+      byB.push(rb.attempts.length);
+      clock.advance(10 * MINUTE);
+    }
+    const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+    // 30 events x 3 endpoints, each tried twice (a failure, then the success), by whichever dispatcher came first.
+    expect(sum(byA) + sum(byB)).toBe(INTENTS * 3 * 2);
+    expect(sum(byA)).toBeGreaterThan(0);
+    expect(sum(byB)).toBeGreaterThan(0);
+    for (const receiver of receivers) {
+      expect(receiver.maxConcurrentSameId()).toBe(1);
+      const perId = new Map<string, number>();
+      for (const w of receiver.received)
+        perId.set(w.headers['webhook-id']!, (perId.get(w.headers['webhook-id']!) ?? 0) + 1);
+      expect(perId.size).toBe(INTENTS);
+      expect([...perId.values()].every((n) => n === 2)).toBe(true);
+    }
+    const endpoints = (await t.call('GET', '/api/v1/webhook-endpoints', { key: shop.secretKey })).json.data;
+    for (const endpoint of endpoints) {
+      const log = await t.call('GET', `/api/v1/webhook-endpoints/${endpoint.id}/attempts?limit=100`, {
+        key: shop.secretKey,
+      });
+      expect(log.json.data).toHaveLength(INTENTS * 2);
+      expect(log.json.data.filter((x: { succeeded: boolean }) => x.succeeded)).toHaveLength(INTENTS);
+    }
+  });
+});
+
+describe.runIf(PG_URL)('two `obolus worker` processes on PostgreSQL', () => {
+  let t: TestServer;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestServer('postgres', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('share the work: each webhook arrives once, never two copies at once', async () => {
+    const shop = await t.newAccount();
+    await t.call('POST', '/api/v1/webhook-endpoints', {
+      key: shop.secretKey,
+      body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
+    });
+    receiver.reply = () => ({ status: 200, delayMs: 20 });
+    const url = new URL(PG_URL!);
+    url.searchParams.set('options', `-c search_path=${t.database.schema}`);
+    const env = {
+      ...process.env,
+      OBOLUS_DATABASE_URL: url.toString(),
+      OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      OBOLUS_WEBHOOKS_POLL_MS: '50',
+      OBOLUS_LOG_LEVEL: 'debug',
+    };
+    const workers = [0, 1].map(() => {
+      const child = spawn(process.execPath, [OBOLUS_BIN, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      return { child, exited, out: () => out };
+    });
+    try {
+      for (let i = 1; i <= 40; i++) {
+        await t.call('POST', '/api/v1/payment-intents', {
+          key: shop.secretKey,
+          body: { amount: i, currency: 'USD', mode: 'sandbox' },
+        });
+      }
+      const end = Date.now() + 20_000;
+      while (receiver.received.length < 40 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+    }
+    const ids = receiver.received.map((w) => w.headers['webhook-id']);
+    expect(ids).toHaveLength(40);
+    expect(new Set(ids).size).toBe(40);
+    expect(receiver.maxConcurrentSameId()).toBe(1);
+    const delivered = workers.map((w) => (w.out().match(/webhook delivered/g) ?? []).length);
+    expect(delivered[0]! + delivered[1]!).toBe(40);
+  });
+});

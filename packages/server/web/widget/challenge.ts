@@ -1,0 +1,24 @@
+import { isOutcome, type Outcome } from './api.ts';
+
+/**
+ * Shows the issuer's 3-D Secure page in a frame inside the widget and waits for it to hand
+ * back the attempt's outcome. Only that frame, on our own origin, is listened to: any other
+ * window posting the same message is ignored.
+ */
+export function runChallenge(slot: HTMLElement, challengeUrl: string): Promise<Outcome> {
+  const frame = document.createElement('iframe');
+  frame.title = '3-D Secure: confirm this payment with your bank';
+  frame.src = new URL(challengeUrl, location.href).href;
+  return new Promise((resolve) => {
+    const onMessage = (event: MessageEvent) => {
+      if (event.origin !== location.origin || event.source !== frame.contentWindow) return;
+      const data = event.data as { type?: unknown; outcome?: unknown } | null;
+      if (data?.type !== 'obolus:challenge-complete' || !isOutcome(data.outcome)) return;
+      window.removeEventListener('message', onMessage);
+      frame.remove();
+      resolve(data.outcome);
+    };
+    window.addEventListener('message', onMessage);
+    slot.replaceChildren(frame);
+  });
+}

@@ -1,0 +1,213 @@
+import {
+  type ApiErrorBody,
+  confirm,
+  fetchEncryptionKey,
+  fetchIntent,
+  type Outcome,
+  type ShopperIntent,
+} from './api.ts';
+import { runChallenge } from './challenge.ts';
+import { encryptCard } from './encrypt.ts';
+import { CardForm, type FieldName } from './form.ts';
+import { connectHost, type HostLink, type HostRefusal, type ResultMessage, type WidgetConfig } from './host.ts';
+import { WidgetView } from './view.ts';
+
+/**
+ * The checkout widget: waits for the host's obolus:init, shows the intent, encrypts the
+ * card in this frame and confirms it with the Obolus API, runs 3-D Secure inside the
+ * widget, and tells the host how it ended. Card data never leaves except as a JWE to Obolus.
+ */
+
+const config = JSON.parse(document.getElementById('obolus-config')?.textContent ?? '{}') as WidgetConfig;
+const view = new WidgetView();
+const form = new CardForm();
+
+const REFUSALS: Record<HostRefusal, string> = {
+  standalone: 'This payment form opens inside a shop’s checkout page.',
+  'origin-unknown': 'This payment form cannot tell which site it is on, so it stays closed.',
+  'origin-not-allowed': 'This payment form is not allowed on this site.',
+};
+
+/** Errors after which this widget can take no payment: the host is told and the form closes. */
+const FINAL_CODES = new Set([
+  'client_secret_invalid',
+  'client_key_invalid',
+  'mode_mismatch',
+  'payment_intent_expired',
+  'payment_intent_unexpected_state',
+  'too_many_attempts',
+  'live_payments_unavailable',
+]);
+
+const FIELD_OF_PARAM: Record<string, FieldName> = {
+  'card[number]': 'number',
+  'card[exp_month]': 'exp',
+  'card[exp_year]': 'exp',
+  'card[cvc]': 'cvc',
+  'card[name]': 'name',
+};
+
+let encryptionKey: ReturnType<typeof fetchEncryptionKey> | null = null;
+const key = () => {
+  encryptionKey ??= fetchEncryptionKey().catch((error: unknown) => {
+    encryptionKey = null;
+    throw error;
+  });
+  return encryptionKey;
+};
+
+function boot(): void {
+  view.theme(config.theme ?? 'light');
+  const connection = connectHost(config, (secret, link) => void start(secret, link));
+  if ('refusal' in connection) {
+    view.notice(REFUSALS[connection.refusal]);
+    return;
+  }
+  // The content's own height, not the document's: that one never shrinks below the frame.
+  const app = document.getElementById('app') as HTMLElement;
+  new ResizeObserver(() => connection.link.resize(Math.ceil(app.getBoundingClientRect().height))).observe(app);
+}
+
+async function start(secret: string, link: HostLink): Promise<void> {
+  const answer = await fetchIntent(config.pk, secret);
+  if (!answer.ok) {
+    view.notice(answer.error.message);
+    link.result({ success: false, payment_intent: null, status: null, error: publicError(answer.error) });
+    return;
+  }
+  const intent = answer.body;
+  if (!config.theme && intent.theme) view.theme(intent.theme);
+  view.summary(intent);
+  const mode = config.mode ?? intent.mode;
+  const refusal = refusalFor(intent, mode);
+  if (refusal) {
+    view.notice(refusal.message);
+    if (refusal.error) {
+      link.result({ success: false, payment_intent: intent.id, status: intent.status, error: refusal.error });
+    }
+  } else if (intent.status === 'succeeded') {
+    view.done('This payment has already been made.');
+  } else {
+    new Checkout(secret, mode, intent, link).open();
+  }
+}
+
+/** Why this intent cannot be paid in this widget, if it cannot; the host hears of those with an error. */
+function refusalFor(intent: ShopperIntent, mode: string): { message: string; error?: ResultMessage['error'] } | null {
+  if (mode !== intent.mode) {
+    // Refused before any card is typed; the confirm endpoint refuses it too.
+    const message = `This checkout is in ${mode} mode but the payment was created in ${intent.mode} mode. Nothing was charged.`;
+    return { message, error: { type: 'invalid_request', code: 'mode_mismatch', message } };
+  }
+  if (intent.status === 'expired') {
+    const message = 'This payment has expired. Return to the shop to start again.';
+    return { message, error: { type: 'invalid_request', code: 'payment_intent_expired', message } };
+  }
+  if (intent.status === 'processing') return { message: 'This payment is already being processed.' };
+  return null;
+}
+
+class Checkout {
+  #busy = false;
+  readonly #secret: string;
+  readonly #mode: string;
+  readonly #intent: ShopperIntent;
+  readonly #link: HostLink;
+
+  constructor(secret: string, mode: string, intent: ShopperIntent, link: HostLink) {
+    this.#secret = secret;
+    this.#mode = mode;
+    this.#intent = intent;
+    this.#link = link;
+  }
+
+  open(): void {
+    form.setEnabled(true);
+    view.ready();
+    // Fetched while the shopper types, after the form is usable, not before.
+    void key().catch(() => undefined);
+    form.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#pay();
+    });
+  }
+
+  async #pay(): Promise<void> {
+    if (this.#busy) return;
+    const card = form.read(new Date());
+    if (!card) return;
+    this.#setBusy(true);
+    view.alert('');
+    try {
+      const jwe = await encryptCard(await key(), card);
+      const answer = await confirm({ pk: config.pk, client_secret: this.#secret, mode: this.#mode, card: jwe });
+      if (answer.ok) await this.#settle(answer.body);
+      else this.#refused(answer.error);
+    } catch {
+      this.#setBusy(false);
+      view.alert('Your card could not be secured for sending. Reload the page and try again.');
+    }
+  }
+
+  async #settle(outcome: Outcome): Promise<void> {
+    if (outcome.status === 'requires_action' && outcome.challenge_url) {
+      view.show('challenge');
+      const finished = await runChallenge(
+        document.getElementById('challenge-slot') as HTMLElement,
+        outcome.challenge_url,
+      );
+      view.show('form');
+      return this.#settle(finished);
+    }
+    this.#report(outcome);
+    if (outcome.status === 'succeeded') return view.done(`${this.#intent.merchant_name} has received your payment.`);
+    if (outcome.status === 'processing') {
+      return view.notice('Your payment is being processed. The shop will confirm it shortly.');
+    }
+    this.#setBusy(false);
+    form.clearCard();
+    view.alert(`${outcome.error?.message ?? 'The payment was declined.'} Try again or use another card.`);
+    form.focus('number');
+  }
+
+  #refused(error: ApiErrorBody): void {
+    const field = error.param ? FIELD_OF_PARAM[error.param] : undefined;
+    this.#setBusy(false);
+    if (field) {
+      form.setError(field, error.message);
+      form.focus(field);
+      return;
+    }
+    if (error.code === 'card_encryption_invalid') encryptionKey = null;
+    const final = FINAL_CODES.has(error.code);
+    const status = error.code === 'payment_intent_expired' ? 'expired' : this.#intent.status;
+    this.#link.result({ success: false, payment_intent: this.#intent.id, status, error: publicError(error) });
+    if (final) view.notice(error.message);
+    else view.alert(error.message);
+  }
+
+  #report(outcome: Outcome): void {
+    this.#link.result({
+      success: outcome.success,
+      payment_intent: outcome.payment_intent,
+      status: outcome.status,
+      transaction_id: outcome.transaction_id,
+      ...(outcome.error ? { error: publicError(outcome.error) } : {}),
+    });
+  }
+
+  #setBusy(busy: boolean): void {
+    this.#busy = busy;
+    form.setEnabled(!busy);
+    view.busy(busy);
+  }
+}
+
+/** Only type, code and message reach the host page: no param, no request id. */
+const publicError = (error: { type: string; code: string; message: string }) => ({
+  type: error.type,
+  code: error.code,
+  message: error.message,
+});
+
+boot();
