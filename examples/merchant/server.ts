@@ -49,7 +49,7 @@ async function loaderIntegrity(obolusUrl: string): Promise<string> {
   return `sha384-${createHash('sha384').update(code).digest('base64')}`;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function checkoutPage(options: ExampleOptions, integrity: string, intent: Record<string, unknown>): string {
   const mount = JSON.stringify({ clientSecret: intent.client_secret, mode: 'sandbox' });
@@ -57,7 +57,7 @@ function checkoutPage(options: ExampleOptions, integrity: string, intent: Record
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Example shop · checkout</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}</style>
-<script type="module" src="${escape(options.obolusUrl)}/js/v1/obolus.js" integrity="${integrity}" crossorigin="anonymous"></script>
+<script type="module" src="${escapeHtml(options.obolusUrl)}/js/v1/obolus.js" integrity="${integrity}" crossorigin="anonymous"></script>
 </head><body>
 <h1>Example shop</h1>
 <p>Order: two books, <strong>$20.00</strong>. Pay with the test card 4242 4242 4242 4242.</p>

@@ -82,12 +82,12 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
   src.searchParams.set('pk', clientKey);
   if (options.mode) src.searchParams.set('mode', options.mode);
   if (options.theme) src.searchParams.set('theme', options.theme);
-  src.searchParams.set('origin', location.origin);
+  // Only a fallback for browsers without location.ancestorOrigins; opaque origins ('null') have none to give.
+  if (location.origin !== 'null') src.searchParams.set('origin', location.origin);
 
   const iframe = document.createElement('iframe');
   iframe.src = src.href;
   iframe.title = 'Secure card payment';
-  iframe.setAttribute('allow', 'payment');
   iframe.style.cssText = `display:block;width:100%;min-width:280px;border:0;height:${INITIAL_HEIGHT}px;color-scheme:normal`;
 
   const onMessage = (event: MessageEvent) => {

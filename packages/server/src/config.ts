@@ -1,3 +1,4 @@
+import { type LiveConnectorConfig, parseLiveConnectorConfig } from './processors/live-connector-config.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
 /** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
@@ -16,6 +17,8 @@ export interface Config {
   webhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
   webhooksPollMs: number;
+  /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
+  liveConnector: LiveConnectorConfig | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -33,6 +36,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
+    liveConnector: parseLiveConnectorConfig(env),
   };
 }
 

@@ -7,6 +7,7 @@ import { type OpenServicesOptions, openServices } from './services.ts';
 import { startDisputeSimulator } from './workers/dispute-simulator.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startMaintenance } from './workers/maintenance.ts';
+import { startReconciler } from './workers/reconciler.ts';
 import { startWebhookWorker } from './workers/webhooks/worker.ts';
 
 export interface RunningServer {
@@ -23,15 +24,24 @@ export async function startServer(
   logger: Logger,
   options: OpenServicesOptions & { services?: Services } = {},
 ): Promise<RunningServer> {
-  const services = options.services ?? (await openServices(config, options));
+  const services =
+    options.services ?? (await openServices(config, { logger: logger.child({ component: 'live-connector' }), ...options }));
   const app = await buildApp(services, logger);
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    if (!options.services) await services.database.close();
+    throw error;
+  }
   // Background work of this process; each stops with the server.
   const workers = [
     startMaintenance(services, logger),
     startExpirySweeper(services, logger),
     startWebhookWorker(services, logger),
     startDisputeSimulator(services, logger),
+    startReconciler(services, logger),
   ];
   let closing: Promise<void> | undefined;
   const close = () => {

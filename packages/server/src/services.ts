@@ -2,20 +2,28 @@ import type { Clock } from './clock.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
+import { type ConnectorLog, HttpAcquirer } from './processors/http-acquirer.ts';
 import type { Processor } from './processors/processor.ts';
 import { createProcessorRegistry } from './processors/registry.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Services } from './http/services.ts';
 import { migrateToLatest, openDatabase } from './store/database.ts';
+import { AccountCache } from './store/account-cache.ts';
 import { createRepositories } from './store/repositories.ts';
+import { writeRunnerFor } from './store/write-runner.ts';
 
 export interface OpenServicesOptions {
   clock?: Clock;
   schema?: string;
   onMigration?: (name: string) => void;
-  /** The live connector; none means live payments are refused (never simulated). */
+  /**
+   * The live connector; null means live payments are refused (never simulated). Left out:
+   * the HTTP acquirer of OBOLUS_LIVE_CONNECTOR_URL when set.
+   */
   liveProcessor?: Processor | null;
+  /** Where the live connector reports failed calls (no card data, no key). */
+  logger?: ConnectorLog;
 }
 
 /** Opens the database named by the configuration, brings its schema up to date, and wires the repositories. */
@@ -31,17 +39,23 @@ export async function openServices(
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const repos = createRepositories(database.db);
+  const repos = createRepositories(database.db, writeRunnerFor(database.engine, database.db));
   return {
     config,
     clock,
     database,
     repos,
+    credentials: new AccountCache(repos.accounts, clock),
     keyring: new CardKeyring(repos.encryptionKeys, clock),
-    processors: createProcessorRegistry(options.liveProcessor ?? null),
+    processors: createProcessorRegistry(
+      options.liveProcessor !== undefined ? options.liveProcessor : liveConnectorOf(config, options.logger),
+    ),
     limiter: new FailureLimiter(clock),
   };
 }
+
+const liveConnectorOf = (config: Config, logger?: ConnectorLog) =>
+  config.liveConnector ? new HttpAcquirer(config.liveConnector, logger) : null;
 
 /** The payment use cases' dependencies, taken from the process's services. */
 export function paymentDeps(services: Services): ChallengeDeps {

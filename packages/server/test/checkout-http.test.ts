@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, HOUR, ManualClock } from '../src/clock.ts';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
@@ -24,9 +27,10 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
   let t: TestServer;
   let shop: TestAccount;
   let strict: TestAccount;
+  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
-    t = await startTestServer(engine);
+    t = await startTestServer(engine, { clock });
     shop = await t.newAccount('Demo <Store>');
     strict = await accountWithOrigins(t, 'Strict Shop', ['https://shop.example', 'http://localhost:3000']);
   });
@@ -40,6 +44,10 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       ['?pk=', 400, 'pk'],
       ['?pk=sk_abcdefghijklmnopqrstuvwx', 400, 'pk'],
       ['?pk=pk_<script>', 400, 'pk'],
+      ['?pk=pk_1234567', 400, 'pk'],
+      ['?pk=pk_12345678', 404, 'pk'],
+      [`?pk=pk_${'a'.repeat(64)}`, 404, 'pk'],
+      [`?pk=pk_${'a'.repeat(65)}`, 400, 'pk'],
       [`?pk=pk_${'a'.repeat(24)}`, 404, 'pk'],
       ['?pk=PK&pk=PK', 400, 'pk'],
       ['?pk=PK&mode=test', 400, 'mode'],
@@ -74,14 +82,17 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       expect(csp).not.toContain('frame-ancestors');
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      for (const token of ['cc-number', 'cc-exp', 'cc-csc', 'cc-name']) expect(res.text).toContain(`autocomplete="${token}"`);
+      for (const token of ['cc-number', 'cc-exp', 'cc-csc', 'cc-name'])
+        expect(res.text).toContain(`autocomplete="${token}"`);
       expect(res.text).not.toMatch(/<input[^>]* name=/);
       expect(res.text).toContain('data-theme="dark"');
       // Every <script> is external or data: nothing inline can run.
       for (const tag of res.text.match(/<script[^>]*>/g) ?? []) {
         expect(tag).toMatch(/src="\/embed\/assets\/widget-[0-9a-f]{16}\.js"|type="application\/json"/);
       }
-      const config = JSON.parse(/<script type="application\/json" id="obolus-config">(.*?)<\/script>/s.exec(res.text)![1]!);
+      const config = JSON.parse(
+        /<script type="application\/json" id="obolus-config">(.*?)<\/script>/s.exec(res.text)![1]!,
+      );
       expect(config).toEqual({
         pk: shop.clientKey,
         mode: 'sandbox',
@@ -129,6 +140,10 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       expect(res.text).not.toContain("'*'");
       const etag = res.headers.get('etag')!;
       expect(etag).toMatch(/^"[0-9a-f]{16}"$/);
+      // The SRI hash merchants pin is the one the docs print.
+      const served = `sha384-${createHash('sha384').update(res.text).digest('base64')}`;
+      const documented = readFileSync(new URL('../../../docs/checkout.md', import.meta.url), 'utf8');
+      expect(documented.match(/sha384-[A-Za-z0-9+/=]{64}/g)?.every((hash) => hash === served)).toBe(true);
       expect((await page('/js/v1/obolus.js', { 'if-none-match': `W/${etag}` })).status).toBe(304);
     });
   });
@@ -175,10 +190,13 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       expect(first.status).toBe(200);
       const setCookie = first.headers.get('set-cookie') ?? '';
       expect(setCookie).toMatch(
-        new RegExp(`^obolus_checkout=pi_[0-9a-f]{24}_secret_\\w+; Path=/${product.id}; Max-Age=3600; HttpOnly; SameSite=Strict$`),
+        new RegExp(
+          `^obolus_checkout=pi_[0-9a-f]{24}_secret_\\w+; Path=/${product.id}; Max-Age=3600; HttpOnly; SameSite=Strict$`,
+        ),
       );
-      const intent = (await t.call('GET', `/api/v1/payment-intents/${first.json.payment_intent}`, { key: shop.secretKey }))
-        .json;
+      const intent = (
+        await t.call('GET', `/api/v1/payment-intents/${first.json.payment_intent}`, { key: shop.secretKey })
+      ).json;
       expect(intent).toMatchObject({ amount: 1234, mode: 'sandbox', product: product.id, status: 'requires_payment' });
       expect(intent.client_secret).toBe(first.json.client_secret);
 
@@ -191,6 +209,15 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       await confirm(t, shop.clientKey, first.json.client_secret, card('4242424242424242'));
       const next = await session(product.id, cookieOf(first));
       expect(next.json.payment_intent).not.toBe(first.json.payment_intent);
+    });
+
+    it('reuses an intent until an hour before its 7-day end, not from then on', async () => {
+      const product = await createProduct();
+      const first = await session(product.id);
+      clock.advance(7 * DAY - HOUR - 1);
+      expect((await session(product.id, cookieOf(first))).json).toEqual(first.json);
+      clock.advance(1);
+      expect((await session(product.id, cookieOf(first))).json.payment_intent).not.toBe(first.json.payment_intent);
     });
 
     it('makes a new intent when the product changed or the cookie is not one of its intents', async () => {

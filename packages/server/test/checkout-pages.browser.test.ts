@@ -78,7 +78,10 @@ setInterval(attempt, 50);
     expect(height).toBeGreaterThan(100);
     const foreign = page.frames().find((frame) => frame.url().endsWith('/foreign'));
     expect(await foreign?.evaluate(() => (window as any).received)).toEqual([]);
-    expect(await intentNow(obolus, shop, theirs.id)).toMatchObject({ status: 'requires_payment', last_transaction: null });
+    expect(await intentNow(obolus, shop, theirs.id)).toMatchObject({
+      status: 'requires_payment',
+      last_transaction: null,
+    });
   });
 
   it('an account with allowed origins can be framed by them and no one else', async () => {
@@ -114,7 +117,10 @@ setInterval(attempt, 50);
 
   it('takes the intent’s theme when the host names none', async () => {
     const intent = await createIntent(obolus, shop, { theme: 'dark' });
-    const { widget } = await openHostPage(browser, host, obolus, { pk: shop.clientKey, clientSecret: intent.client_secret });
+    const { widget } = await openHostPage(browser, host, obolus, {
+      pk: shop.clientKey,
+      clientSecret: intent.client_secret,
+    });
     await expect.poll(() => widget.locator('html').getAttribute('data-theme')).toBe('dark');
   });
 
@@ -182,6 +188,25 @@ setInterval(attempt, 50);
     });
     await expect.poll(() => unknown.widget.locator('h1').textContent()).toBe('This checkout cannot be shown');
     expect(await unknown.widget.locator('main').textContent()).toMatch(/client key/);
+  });
+
+  it('a client_secret that is not this account’s ends in a notice and a result, nothing else', async () => {
+    const other = await obolus.newAccount('Other Shop');
+    const theirs = await createIntent(obolus, other);
+    const { page, widget } = await openHostPage(browser, host, obolus, {
+      pk: shop.clientKey,
+      clientSecret: theirs.client_secret,
+    });
+    const [result] = await results(page, 1);
+    expect(result).toMatchObject({
+      success: false,
+      payment_intent: null,
+      status: null,
+      error: { type: 'authentication', code: 'client_secret_invalid' },
+    });
+    expect(await widget.locator('#notice').isVisible()).toBe(true);
+    expect(await widget.locator('#pay-form').isHidden()).toBe(true);
+    expect(await widget.locator('#amount').textContent()).toBe('');
   });
 
   it('opened on its own, the widget says it belongs inside a shop page', async () => {

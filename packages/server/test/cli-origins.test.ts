@@ -11,11 +11,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('obolus origins', () => {
   it('sets, lists and clears the allowed origins of an account', async () => {
-    const created = JSON.parse((await obolus('accounts', 'create', '--name', 'S', '--email', 's@s.example', '--json')).stdout);
+    const created = JSON.parse(
+      (await obolus('accounts', 'create', '--name', 'S', '--email', 's@s.example', '--json')).stdout,
+    );
     const id = created.account_id;
     expect(JSON.parse((await obolus('origins', 'list', id, '--json')).stdout)).toEqual([]);
 
-    const set = await obolus('origins', 'set', id, 'https://Shop.example', 'http://localhost:3000', 'https://shop.example');
+    const set = await obolus(
+      'origins',
+      'set',
+      id,
+      'https://Shop.example',
+      'http://localhost:3000',
+      'https://shop.example',
+    );
     expect(set.code).toBe(0);
     expect(JSON.parse((await obolus('origins', 'list', id, '--json')).stdout)).toEqual([
       'https://shop.example',
@@ -29,8 +38,9 @@ describe('obolus origins', () => {
   it.each([['https://shop.example/path'], ['shop.example'], ['ftp://shop.example']])(
     'refuses %s, which is not an origin, and changes nothing',
     async (origin) => {
-      const id = JSON.parse((await obolus('accounts', 'create', '--name', 'T', '--email', 't@t.example', '--json')).stdout)
-        .account_id;
+      const id = JSON.parse(
+        (await obolus('accounts', 'create', '--name', 'T', '--email', 't@t.example', '--json')).stdout,
+      ).account_id;
       const res = await obolus('origins', 'set', id, 'https://ok.example', origin);
       expect(res.code).toBe(2);
       expect(res.stderr).toContain(origin);

@@ -86,6 +86,15 @@ describe('obolus CLI', () => {
     expect(res.stdout).toBe('');
   });
 
+  it('keys rotate-encryption makes a new card-encryption key', async () => {
+    const first = JSON.parse((await obolus('keys', 'rotate-encryption', '--json')).stdout);
+    const second = await obolus('keys', 'rotate-encryption', '--grace', '1', '--json');
+    expect(second.code).toBe(0);
+    const out = JSON.parse(second.stdout);
+    expect(out).toEqual({ kid: expect.stringMatching(/^ck_/), previous_keys_decrypt_for_hours: 1 });
+    expect(out.kid).not.toBe(first.kid);
+  });
+
   it('migrate reports what it did', async () => {
     const res = await obolus('migrate');
     expect(res.code).toBe(0);

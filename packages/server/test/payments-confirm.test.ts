@@ -117,10 +117,10 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
       ['payment_intent.processing', 2],
       ['payment_intent.succeeded', 3],
     ]);
-    expect((forIntent[2]?.object as { status: string }).status).toBe('succeeded');
+    expect((forIntent[2]!.object as { status: string }).status).toBe('succeeded');
     const forTx = await events.forObject(shop.id, paid.json.transaction_id);
     expect(forTx.map((e) => e.type)).toEqual(['transaction.created', 'transaction.updated']);
-    expect((forTx[1]?.object as { status: number }).status).toBe(20);
+    expect((forTx[1]!.object as { status: number }).status).toBe(20);
   });
 
   it('mode mismatch: refused with mode_mismatch and nothing charged', async () => {

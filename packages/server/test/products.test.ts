@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { createAccount } from '../src/domain/accounts.ts';
+import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
@@ -95,7 +96,12 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
     const ok = await create({ ...valid, success_url: `${SHOP_ORIGIN}/thanks?order=1` });
     expect(ok.status).toBe(200);
     expect(ok.json.success_url).toBe(`${SHOP_ORIGIN}/thanks?order=1`);
-    for (const url of ['https://evil.example/thanks', 'javascript:alert(1)', 'not a url', 'https://u:p@shop.example/']) {
+    for (const url of [
+      'https://evil.example/thanks',
+      'javascript:alert(1)',
+      'not a url',
+      'https://u:p@shop.example/',
+    ]) {
       const res = await create({ ...valid, success_url: url });
       expect(res.status, url).toBe(400);
       expect(res.json.error.param).toBe('success_url');
@@ -104,6 +110,22 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
     const none = await create({ ...valid, success_url: `${SHOP_ORIGIN}/thanks` }, other.secretKey);
     expect(none.status).toBe(400);
     expect(none.json.error.message).toMatch(/allowed origins/);
+  });
+
+  it('success_url may be 2000 characters, not 2001', async () => {
+    const url = (length: number) => `${SHOP_ORIGIN}/${'a'.repeat(length - SHOP_ORIGIN.length - 1)}`;
+    expect((await create({ ...valid, success_url: url(2000) })).status).toBe(200);
+    const long = await create({ ...valid, success_url: url(2001) });
+    expect(long.status).toBe(400);
+    expect(long.json.error.param).toBe('success_url');
+  });
+
+  it('an account has at most 20 allowed origins', async () => {
+    const store = t.server.services.repos.allowedOrigins;
+    const origins = (n: number) => Array.from({ length: n }, (_, i) => `https://shop${i}.example`);
+    expect(await setAllowedOrigins(store, other.id, origins(20))).toHaveLength(20);
+    await expect(setAllowedOrigins(store, other.id, origins(21))).rejects.toMatchObject({ param: 'origins' });
+    await setAllowedOrigins(store, other.id, []);
   });
 
   it('retrieves its own products; a foreign id is the same 404 as a missing one', async () => {
@@ -116,7 +138,11 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
     const foreign = await t.call('GET', `/api/v1/products/${theirs.id}`, { key: shop.secretKey });
     const missing = await t.call('GET', `/api/v1/products/${missingId}`, { key: shop.secretKey });
     expect(foreign.status).toBe(404);
-    const strip = (json: any, id: string) => ({ ...json.error, request_id: 0, message: json.error.message.replace(id, 'ID') });
+    const strip = (json: any, id: string) => ({
+      ...json.error,
+      request_id: 0,
+      message: json.error.message.replace(id, 'ID'),
+    });
     expect(strip(foreign.json, theirs.id)).toEqual(strip(missing.json, missingId));
     expect(foreign.json.error).toMatchObject({ code: 'resource_missing', param: 'id' });
   });
@@ -180,7 +206,8 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
     expect(new Set(seen)).toEqual(new Set(ids));
     expect(seen).toHaveLength(5);
     const amounts = [];
-    for (const id of seen) amounts.push((await t.call('GET', `/api/v1/products/${id}`, { key: account.secretKey })).json);
+    for (const id of seen)
+      amounts.push((await t.call('GET', `/api/v1/products/${id}`, { key: account.secretKey })).json);
     for (let i = 1; i < amounts.length; i++) expect(amounts[i - 1].created).toBeGreaterThanOrEqual(amounts[i].created);
     const foreignCursor = await t.call('GET', `/api/v1/products?starting_after=${ids[0]}`, { key: shop.secretKey });
     expect(foreignCursor.status).toBe(404);
@@ -191,6 +218,7 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
       expect(res.json.error.param).toBe('limit');
     }
     expect((await t.call('GET', '/api/v1/products?limit=100', { key: account.secretKey })).json.data).toHaveLength(5);
+    expect((await t.call('GET', '/api/v1/products?limit=1', { key: account.secretKey })).json.data).toHaveLength(1);
   });
 
   it('needs the secret key, never the client key', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ApiError } from '../src/domain/errors.ts';
 import { retrieveTransaction } from '../src/domain/transaction-queries.ts';
+import { ACCOUNT_CACHE_TTL_MS } from '../src/store/account-cache.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
@@ -179,6 +180,8 @@ describe.each(ENGINES)('GET /api/v1/transactions/{id} (%s)', (engine) => {
       const { id: closedTx } = await createSettledTransaction(t, closed);
       const { id: openTx } = await createSettledTransaction(t, shop);
       await t.server.services.repos.accounts.setStatus(closed.id, 'inactive');
+      // Authenticated accounts are cached for a few seconds: a deactivation lands within that.
+      clock.advance(ACCOUNT_CACHE_TTL_MS);
       const refused = await get(closedTx, closed.secretKey);
       expectPlainError(refused, 403);
       expect(refused.json.error).toBe('This account is not active.');
@@ -186,6 +189,7 @@ describe.each(ENGINES)('GET /api/v1/transactions/{id} (%s)', (engine) => {
       expectPlainError(await get(openTx, closed.secretKey), 403);
       expect((await get(openTx, shop.secretKey)).status).toBe(200);
       await t.server.services.repos.accounts.setStatus(closed.id, 'active');
+      clock.advance(ACCOUNT_CACHE_TTL_MS);
       expect((await get(closedTx, closed.secretKey)).status).toBe(200);
     });
 

@@ -140,6 +140,12 @@ describe('obolus worker and obolus listen', () => {
     expect(res.stderr).toMatch(message);
   });
 
+  it.each([[['worker', '--help']], [['listen', '--help']]])('%j explains itself', async (args) => {
+    const res = await runCli(args, {});
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/Usage: obolus (worker|listen)/);
+  });
+
   it('listen with a wrong key stops with the API error', async () => {
     const res = await runCli(['listen', '--forward-to', 'http://localhost:3000', '--api-url', t.url], {
       OBOLUS_SECRET_KEY: 'sk_wrong',

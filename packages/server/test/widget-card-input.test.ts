@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { formatMoney } from '../src/money.ts';
+import { formatAmount } from '../web/widget/amount.ts';
 import {
   brandOf,
   caretAfterDigits,
@@ -102,5 +104,11 @@ describe('caret', () => {
     expect(caretAfterDigits('4242 4242', 4)).toBe(4);
     expect(caretAfterDigits('4242', 0)).toBe(0);
     expect(caretAfterDigits('4242', 9)).toBe(4);
+  });
+});
+
+describe('amount', () => {
+  it.each([1, 99, 100, 2000, 123456, 100000, 99_999_999])('%i cents reads as the server writes it', (minor) => {
+    expect(formatAmount(minor, 'USD')).toBe(formatMoney(minor, 'USD'));
   });
 });

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { HOUR } from '../clock.ts';
 import { rollSecretKey } from '../domain/accounts.ts';
 import { printJson, withServices } from './context.ts';
 
@@ -29,5 +30,17 @@ export function registerKeyCommands(program: Command): void {
       if (options.json) return printJson(out);
       console.log(`New secret key for ${out.account_id}: ${out.secret_key}   (shown once)`);
       console.log(`Previous keys stop working at ${out.previous_keys_expire_at}.`);
+    });
+
+  keys
+    .command('rotate-encryption')
+    .description('Make a new card-encryption key; the previous one keeps decrypting for --grace hours (default 24).')
+    .option('--grace <hours>', 'hours the previous key still decrypts cards', parseGrace, 24)
+    .option('--json', 'print one JSON object and nothing else')
+    .action(async (options: { grace: number; json?: boolean }) => {
+      const kid = await withServices((s) => s.keyring.rotate(options.grace * HOUR));
+      const out = { kid, previous_keys_decrypt_for_hours: options.grace };
+      if (options.json) return printJson(out);
+      console.log(`New card-encryption key ${kid}; previous keys decrypt for ${options.grace} more hours.`);
     });
 }

@@ -79,32 +79,42 @@ async function listen(options: ListenOptions & { apiKey: string }): Promise<void
   console.log(
     `Forwarding ${wanted ? wanted.join(', ') : 'all'} events from ${options.apiUrl} to ${options.forwardTo}   (Ctrl-C to quit)`,
   );
-  const totals = { forwarded: 0, failed: 0 };
   let stopping = false;
-  let apiDown = false;
   const stop = () => {
     stopping = true;
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const session = { forwarded: 0, failed: 0, apiDown: false };
   while (!stopping) {
-    try {
-      for (const event of await follower.poll()) {
-        if (wanted && !wanted.includes(event.type)) continue;
-        const ok = await forward(options.forwardTo, secret, event);
-        totals.forwarded++;
-        if (!ok) totals.failed++;
-      }
-      if (apiDown) console.error('Connected to the API again.');
-      apiDown = false;
-    } catch (error) {
-      if (error instanceof ApiRefusal && (error.status === 401 || error.status === 403)) throw error;
-      if (!apiDown) console.error(`Cannot read events from ${options.apiUrl} (${(error as Error).message}); retrying…`);
-      apiDown = true;
-    }
+    await pollOnce(follower, options, secret, wanted, session);
     await new Promise((resolve) => setTimeout(resolve, options.interval));
   }
-  console.log(`Stopped: forwarded ${totals.forwarded} event(s), ${totals.failed} not answered with 2xx.`);
+  console.log(`Stopped: forwarded ${session.forwarded} event(s), ${session.failed} not answered with 2xx.`);
+}
+
+/** Forwards what is new; an unreachable API is reported once and retried, a refused key ends the session. */
+async function pollOnce(
+  follower: EventFollower,
+  options: ListenOptions,
+  secret: string,
+  wanted: string[] | undefined,
+  session: { forwarded: number; failed: number; apiDown: boolean },
+): Promise<void> {
+  try {
+    for (const event of await follower.poll()) {
+      if (wanted && !wanted.includes(event.type)) continue;
+      session.forwarded++;
+      if (!(await forward(options.forwardTo, secret, event))) session.failed++;
+    }
+    if (session.apiDown) console.error('Connected to the API again.');
+    session.apiDown = false;
+  } catch (error) {
+    if (error instanceof ApiRefusal && (error.status === 401 || error.status === 403)) throw error;
+    if (!session.apiDown)
+      console.error(`Cannot read events from ${options.apiUrl} (${(error as Error).message}); retrying…`);
+    session.apiDown = true;
+  }
 }
 
 /** Signs like a real delivery (webhook-id is the event id) and prints one line. */

@@ -67,7 +67,8 @@ export class CardKeyring {
     } catch {
       throw invalidJwe();
     }
-    let key = this.#find(kid) ?? (await this.#fresh(true), this.#find(kid));
+    if (!this.#find(kid)) await this.#fresh(true);
+    let key = this.#find(kid);
     if (!key) throw invalidJwe('the key it was encrypted to is unknown or retired; reload the widget');
     if (key.pair.decryptsUntil !== null && key.pair.decryptsUntil <= this.#clock.now()) key = undefined;
     if (!key) throw invalidJwe('the key it was encrypted to is retired; reload the widget');

@@ -128,7 +128,11 @@ export async function setAccountStatus(store: AccountStore, accountId: string, s
  * found is compared again in constant time. Inactive accounts are returned: the caller
  * decides what an inactive account may still do.
  */
-export async function authenticateSecretKey(store: AccountStore, clock: Clock, token: string): Promise<Account> {
+export async function authenticateSecretKey(
+  store: Pick<AccountStore, 'find' | 'findKey'>,
+  clock: Clock,
+  token: string,
+): Promise<Account> {
   if (token.startsWith('pk_')) {
     throw new ApiError(
       'secret_key_required',

@@ -19,9 +19,12 @@ export function originOf(text: string): string | null {
   return url.origin;
 }
 
-/** True when `text` is exactly an origin: scheme, host and optional port, nothing more. */
+/** True when `text` names an origin: scheme, host and optional port, with no path, query or user. */
 export function isOrigin(text: string): boolean {
-  return originOf(text) === text.toLowerCase();
+  if (originOf(text) === null) return false;
+  const url = new URL(text);
+  const bare = url.pathname === '/' && !/^[a-z]+:\/\/[^/]+\/./i.test(text);
+  return bare && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
 }
 
 export function allowedOrigins(account: Account): string[] {

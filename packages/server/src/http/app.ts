@@ -65,7 +65,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
       api.addHook('onRequest', async (_request, reply) => {
         reply.header('Cache-Control', 'no-store');
       });
-      api.addHook('onRequest', secretKeyAuth(services.repos.accounts, services.clock));
+      api.addHook('onRequest', secretKeyAuth(services.credentials, services.clock));
       useIdempotency(api, services.repos.idempotency, services.clock);
       registerCreatePaymentIntent(api, services);
       registerRetrievePaymentIntent(api, services);

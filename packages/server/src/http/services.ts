@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { AccountCache } from '../store/account-cache.ts';
 import type { CardKeyring } from '../crypto/card-keyring.ts';
 import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
@@ -12,6 +13,8 @@ export interface Services {
   clock: Clock;
   database: DatabaseHandle;
   repos: Repositories;
+  /** Secret keys and accounts that authenticated recently (a few seconds). */
+  credentials: AccountCache;
   /** Card-encryption keys (JWKS, decryption). */
   keyring: CardKeyring;
   processors: ProcessorRegistry;

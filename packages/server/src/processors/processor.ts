@@ -71,4 +71,10 @@ export interface Processor {
   authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome>;
   /** Finishes an attempt that answered `challenge`, once the shopper has passed or failed it. */
   completeChallenge(challengeRef: string, passed: boolean): Promise<AuthorizeOutcome>;
+  /**
+   * What became of an attempt whose outcome was `unknown` (the reconciler asks; decision
+   * 0041). Null while the processor cannot say yet: not decided, or not reachable.
+   * Processors that never answer `unknown` (the sandbox) leave it out.
+   */
+  lookup?(attemptId: string): Promise<AuthorizeOutcome | null>;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
@@ -43,8 +43,31 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small query. The
+ * same SQL text always gets the same prepared statement (Kysely never streams from one, so
+ * a statement is never in use twice at once).
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (source: string) => {
+      let statement = cache.get(source);
+      if (!statement) {
+        statement = sqlite.prepare(source);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(source, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 const INT8_OID = 20;
@@ -72,7 +95,10 @@ export interface MigrationReport {
 
 /** Brings the schema to the latest version; safe to run from several processes at once. */
 export async function migrateToLatest(db: Kysely<Database>, onStep?: (name: string) => void): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Kysely looks for its bookkeeping tables in every schema unless told which: name ours,
+  // or another schema's tables (another app, another test run) would be taken for ours.
+  const schema = await currentSchema(db);
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const applied: string[] = [];
   for (const result of results ?? []) {
@@ -83,4 +109,13 @@ export async function migrateToLatest(db: Kysely<Database>, onStep?: (name: stri
   }
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied };
+}
+
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  try {
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+    return rows[0]?.schema;
+  } catch {
+    return undefined; // SQLite has no schemas
+  }
 }

@@ -16,6 +16,7 @@ import { WebhookDeliveriesRepository } from './repos/webhook-deliveries.ts';
 import { WebhookEndpointsRepository } from './repos/webhook-endpoints.ts';
 import { WebhookFanoutRepository } from './repos/webhook-fanout.ts';
 import type { Database } from './schema.ts';
+import { TransactionPerWrite, type WriteRunner } from './write-runner.ts';
 
 export interface Repositories {
   accounts: AccountsRepository;
@@ -37,14 +38,18 @@ export interface Repositories {
   eventFeed: EventFeedRepository;
 }
 
-export function createRepositories(db: Kysely<Database>): Repositories {
+/** `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts). */
+export function createRepositories(
+  db: Kysely<Database>,
+  writes: WriteRunner = new TransactionPerWrite(db),
+): Repositories {
   return {
     accounts: new AccountsRepository(db),
-    intents: new IntentsRepository(db),
-    idempotency: new IdempotencyRepository(db),
+    intents: new IntentsRepository(db, writes),
+    idempotency: new IdempotencyRepository(db, writes),
     transactions: new TransactionsRepository(db),
     events: new EventsRepository(db),
-    payments: new PaymentsRepository(db),
+    payments: new PaymentsRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),

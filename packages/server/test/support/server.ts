@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import type { Processor } from '../../src/processors/processor.ts';
 import type { Engine } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 
@@ -45,7 +46,8 @@ export interface TestServer {
 export async function startTestServer(
   engine: Engine,
   /** `config` overrides settings, e.g. { webhooksAllowLoopback: true, webhooksPollMs: 0 } for webhook tests. */
-  options: { clock?: Clock; config?: Partial<Config> } = {},
+  /** `liveProcessor`: the live connector to use (e.g. an HttpAcquirer pointed at test/support/acquirer-double.ts). */
+  options: { clock?: Clock; config?: Partial<Config>; liveProcessor?: Processor | null } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase(engine);
   const chunks: string[] = [];
@@ -55,18 +57,27 @@ export async function startTestServer(
       done();
     },
   });
-  const port = await freePort();
-  const config = {
-    ...loadConfig({ PORT: String(port), OBOLUS_BASE_URL: `http://127.0.0.1:${port}` }),
-    host: '127.0.0.1',
-    databaseUrl: database.url,
-    logLevel: 'trace',
-    ...options.config,
-  };
-  const server = await startServer(config, createLogger('trace', sink), {
-    ...(database.schema ? { schema: database.schema } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+  // Another process may take the free port before we listen on it: then try another.
+  let server: RunningServer | undefined;
+  for (let attempt = 1; !server; attempt++) {
+    const port = await freePort();
+    const config = {
+      ...loadConfig({ PORT: String(port), OBOLUS_BASE_URL: `http://127.0.0.1:${port}` }),
+      host: '127.0.0.1',
+      databaseUrl: database.url,
+      logLevel: 'trace',
+      ...options.config,
+    };
+    try {
+      server = await startServer(config, createLogger('trace', sink), {
+        ...(database.schema ? { schema: database.schema } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.liveProcessor !== undefined ? { liveProcessor: options.liveProcessor } : {}),
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+    }
+  }
   const url = server.address;
   let accounts = 0;
   return {

@@ -1,7 +1,6 @@
-import { expect } from 'vitest';
 import type { FrameLocator, Page } from 'playwright-core';
-import type { TestBrowser } from './browser.ts';
-import type { HostServer } from './browser.ts';
+import { expect } from 'vitest';
+import type { HostServer, TestBrowser } from './browser.ts';
 import type { TestAccount, TestServer } from './server.ts';
 
 /** What the tests drive: a merchant page on another origin that mounts the widget with the loader. */

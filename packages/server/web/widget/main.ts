@@ -138,15 +138,17 @@ class Checkout {
     if (!card) return;
     this.#setBusy(true);
     view.alert('');
-    try {
-      const jwe = await encryptCard(await key(), card);
-      const answer = await confirm({ pk: config.pk, client_secret: this.#secret, mode: this.#mode, card: jwe });
-      if (answer.ok) await this.#settle(answer.body);
-      else this.#refused(answer.error);
-    } catch {
+    const jwe = await key()
+      .then((jwk) => encryptCard(jwk, card))
+      .catch(() => null);
+    if (jwe === null) {
       this.#setBusy(false);
-      view.alert('Your card could not be secured for sending. Reload the page and try again.');
+      view.alert('Your card could not be secured for sending. Check your connection and try again.');
+      return;
     }
+    const answer = await confirm({ pk: config.pk, client_secret: this.#secret, mode: this.#mode, card: jwe });
+    if (answer.ok) await this.#settle(answer.body);
+    else this.#refused(answer.error);
   }
 
   async #settle(outcome: Outcome): Promise<void> {

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../src/money.ts';
+import { formatAmount } from './amount.ts';
 import type { ShopperIntent } from './api.ts';
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -19,7 +19,7 @@ export class WidgetView {
   }
 
   summary(intent: ShopperIntent): void {
-    const amount = formatMoney(intent.amount, intent.currency);
+    const amount = formatAmount(intent.amount, intent.currency);
     byId('merchant').textContent = intent.merchant_name;
     byId('amount').textContent = amount;
     byId('desc').textContent = intent.description ?? '';

@@ -36,4 +36,16 @@ export interface PaymentStore {
 
   /** Intents past their window still in a non-final state, oldest first. */
   dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]>;
+
+  /**
+   * The reconciler's work list, across accounts: attempts of `processors` still pending
+   * (a challenge open, or an outcome unknown), started before `startedBefore`, in
+   * (createdAt, id) order after the page cursor `after`.
+   */
+  pendingAttempts(query: {
+    processors: readonly string[];
+    startedBefore: number;
+    after: { createdAt: number; id: string } | null;
+    limit: number;
+  }): Promise<Transaction[]>;
 }

@@ -1,4 +1,4 @@
-import { isOrigin } from '../../domain/allowed-origins.ts';
+import { isOrigin, originOf } from '../../domain/allowed-origins.ts';
 import type { PageProblem } from './error-page.ts';
 
 /** What the widget's address says: `/embed?pk=…[&mode=…][&theme=…][&origin=…]`. */
@@ -40,5 +40,5 @@ export function readEmbedQuery(query: Record<string, unknown>): EmbedQuery | { p
   if (theme !== null && theme !== 'light' && theme !== 'dark') return problem('theme', 'theme must be light or dark.');
   if (origin !== null && !isOrigin(origin))
     return problem('origin', 'origin must be an origin like https://shop.example.');
-  return { pk, mode, theme, origin } as EmbedQuery;
+  return { pk, mode, theme, origin: origin === null ? null : originOf(origin) } as EmbedQuery;
 }

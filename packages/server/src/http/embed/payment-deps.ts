@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 /** The account of a widget's client key; unknown keys and inactive accounts are refused alike. */
 export async function accountForClientKey(services: Services, pk: string): Promise<Account> {
   const account = /^pk_[0-9A-Za-z]{8,64}$/.test(pk) ? await services.repos.accounts.findByClientKey(pk) : undefined;
-  if (!account || account.status !== 'active') {
+  if (account?.status !== 'active') {
     throw new ApiError('client_key_invalid', 'This client key (pk) is not valid.', 'pk');
   }
   return account;

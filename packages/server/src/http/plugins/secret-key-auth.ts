@@ -12,7 +12,7 @@ declare module 'fastify' {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** onRequest hook: runs before the body is read, so unauthenticated requests cost little. */
-export function secretKeyAuth(store: AccountStore, clock: Clock): onRequestAsyncHookHandler {
+export function secretKeyAuth(store: Pick<AccountStore, 'find' | 'findKey'>, clock: Clock): onRequestAsyncHookHandler {
   return async (request) => {
     const header = request.headers.authorization;
     if (!header) {

@@ -4,6 +4,7 @@ import * as m0002 from './0002-payments-transactions-events.ts';
 import * as m0003 from './0003-refunds.ts';
 import * as m0004 from './0004-webhooks.ts';
 import * as m0005 from './0005-products.ts';
+import * as m0006 from './0006-pending-attempts-index.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-refunds': m0003,
   '0004-webhooks': m0004,
   '0005-products': m0005,
+  '0006-pending-attempts-index': m0006,
 };
 
 export const migrationProvider: MigrationProvider = {

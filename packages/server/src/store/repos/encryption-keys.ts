@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { EncryptionKeyStore, StoredKeyPair } from '../../crypto/card-keyring.ts';
 import type { Database } from '../schema.ts';
 
@@ -13,6 +13,8 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
       .selectFrom('encryption_keys')
       .selectAll()
       .where((eb) => eb.or([eb('decrypts_until', 'is', null), eb('decrypts_until', '>', now)]))
+      // The current key (no end date) first: it is the one widgets encrypt to.
+      .orderBy(sql`decrypts_until is null`, 'desc')
       .orderBy('created_at', 'desc')
       .orderBy('kid', 'desc')
       .execute();

@@ -5,20 +5,22 @@ import {
   type IdempotencyClaim,
   type IdempotencyStore,
 } from '../../domain/idempotency.ts';
-import { isUniqueViolation } from '../driver-errors.ts';
+import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import type { Database } from '../schema.ts';
 
 export class IdempotencyRepository implements IdempotencyStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #writes: WriteRunner;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
     this.#db = db;
+    this.#writes = writes;
   }
 
   async claim(accountId: string, key: string, requestHash: string, now: number): Promise<IdempotencyClaim> {
     // Two rounds at most: the second follows the removal of an expired row.
     for (let round = 0; round < 2; round++) {
-      try {
-        await this.#db
+      const inserted = await this.#writes.run((trx) =>
+        trx
           .insertInto('idempotency_keys')
           .values({
             account_id: accountId,
@@ -30,11 +32,10 @@ export class IdempotencyRepository implements IdempotencyStore {
             created_at: now,
             locked_at: now,
           })
-          .execute();
-        return { kind: 'claimed' };
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-      }
+          .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+          .executeTakeFirst(),
+      );
+      if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { kind: 'claimed' };
       const row = await this.#db
         .selectFrom('idempotency_keys')
         .selectAll()
@@ -51,14 +52,16 @@ export class IdempotencyRepository implements IdempotencyStore {
         return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.response_body ?? '' };
       if (row.locked_at > now - IDEMPOTENCY_LOCK_MS) return { kind: 'in_flight' };
       // The holder is presumed dead: take the lock over, unless someone else just did.
-      const taken = await this.#db
-        .updateTable('idempotency_keys')
-        .set({ locked_at: now })
-        .where('account_id', '=', accountId)
-        .where('key', '=', key)
-        .where('state', '=', 'in_flight')
-        .where('locked_at', '=', row.locked_at)
-        .executeTakeFirst();
+      const taken = await this.#writes.run((trx) =>
+        trx
+          .updateTable('idempotency_keys')
+          .set({ locked_at: now })
+          .where('account_id', '=', accountId)
+          .where('key', '=', key)
+          .where('state', '=', 'in_flight')
+          .where('locked_at', '=', row.locked_at)
+          .executeTakeFirst(),
+      );
       return taken.numUpdatedRows > 0n ? { kind: 'claimed' } : { kind: 'in_flight' };
     }
     return { kind: 'in_flight' };
@@ -74,12 +77,14 @@ export class IdempotencyRepository implements IdempotencyStore {
   }
 
   async complete(accountId: string, key: string, statusCode: number, body: string): Promise<void> {
-    await this.#db
-      .updateTable('idempotency_keys')
-      .set({ state: 'done', status_code: statusCode, response_body: body })
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .execute();
+    await this.#writes.run((trx) =>
+      trx
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', status_code: statusCode, response_body: body })
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .execute(),
+    );
   }
 
   async release(accountId: string, key: string): Promise<void> {

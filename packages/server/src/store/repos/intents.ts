@@ -3,6 +3,7 @@ import type { EventDraft } from '../../domain/events.ts';
 import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
+import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
 
 export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
@@ -55,12 +56,14 @@ export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
 
 export class IntentsRepository implements IntentStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #writes: WriteRunner;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
     this.#db = db;
+    this.#writes = writes;
   }
 
   async insert(intent: PaymentIntent, events: EventDraft[]): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
+    await this.#writes.run(async (trx) => {
       await trx.insertInto('payment_intents').values(intentRow(intent)).execute();
       await appendEvents(trx, events, intent.createdAt);
     });

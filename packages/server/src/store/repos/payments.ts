@@ -1,12 +1,13 @@
-import type { Kysely, Transaction as DbTransaction } from 'kysely';
+import { type Kysely, sql, type Transaction as DbTransaction } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { PaymentIntent } from '../../domain/intents.ts';
 import type { PaymentStore } from '../../domain/payments/ports.ts';
 import { TX_STATUS, type Transaction } from '../../domain/transactions.ts';
 import type { Database } from '../schema.ts';
+import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
-import { transactionRow } from './transactions.ts';
+import { toTransaction, transactionRow } from './transactions.ts';
 
 async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<PaymentIntent> {
   return toIntent(await trx.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
@@ -18,8 +19,10 @@ async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<P
  */
 export class PaymentsRepository implements PaymentStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #writes: WriteRunner;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
     this.#db = db;
+    this.#writes = writes;
   }
 
   beginAttempt(
@@ -27,7 +30,7 @@ export class PaymentsRepository implements PaymentStore {
     rules: { now: number; maxFailedAttempts: number },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null> {
-    return this.#db.transaction().execute(async (trx) => {
+    return this.#writes.run(async (trx) => {
       const won = await trx
         .updateTable('payment_intents')
         .set({ status: 'processing', last_transaction_id: tx.id, updated_at: rules.now })
@@ -50,7 +53,7 @@ export class PaymentsRepository implements PaymentStore {
     intentStatus: 'succeeded' | 'failed',
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null> {
-    return this.#db.transaction().execute(async (trx) => {
+    return this.#writes.run(async (trx) => {
       const row = transactionRow(tx);
       const finished = await trx
         .updateTable('transactions')
@@ -91,24 +94,30 @@ export class PaymentsRepository implements PaymentStore {
   }
 
   async awaitChallenge(tx: Transaction): Promise<boolean> {
-    const result = await this.#db
-      .updateTable('transactions')
-      .set({
-        challenge_token: tx.challengeToken,
-        processor_challenge_ref: tx.processorChallengeRef,
-        card_country: tx.cardCountry,
-        card_bank: tx.cardBank,
-        updated_at: tx.updatedAt,
-      })
-      .where('id', '=', tx.id)
-      .where('account_id', '=', tx.accountId)
-      .where('status', '=', TX_STATUS.pending)
-      .executeTakeFirst();
+    const result = await this.#writes.run((trx) =>
+      trx
+        .updateTable('transactions')
+        .set({
+          challenge_token: tx.challengeToken,
+          processor_challenge_ref: tx.processorChallengeRef,
+          card_country: tx.cardCountry,
+          card_bank: tx.cardBank,
+          updated_at: tx.updatedAt,
+        })
+        .where('id', '=', tx.id)
+        .where('account_id', '=', tx.accountId)
+        .where('status', '=', TX_STATUS.pending)
+        .executeTakeFirst(),
+    );
     return result.numUpdatedRows > 0n;
   }
 
-  expire(intent: PaymentIntent, now: number, events: (intent: PaymentIntent) => EventDraft[]): Promise<PaymentIntent | null> {
-    return this.#db.transaction().execute(async (trx) => {
+  expire(
+    intent: PaymentIntent,
+    now: number,
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null> {
+    return this.#writes.run(async (trx) => {
       const won = await trx
         .updateTable('payment_intents')
         .set({ status: 'expired', updated_at: now })
@@ -134,5 +143,34 @@ export class PaymentsRepository implements PaymentStore {
       .limit(limit)
       .execute();
     return rows.map(toIntent);
+  }
+
+  /**
+   * Served by the partial index transactions_pending (migration 0006): pending rows are
+   * few. Open challenges are told apart by the caller: a condition on challenge_token
+   * here makes SQLite pick that column's unique index and read every finished row.
+   */
+  async pendingAttempts(query: {
+    processors: readonly string[];
+    startedBefore: number;
+    after: { createdAt: number; id: string } | null;
+    limit: number;
+  }): Promise<Transaction[]> {
+    if (query.processors.length === 0) return [];
+    let select = this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      // A literal, not a parameter: SQLite matches a partial index only against literals.
+      .where('status', '=', sql.lit(TX_STATUS.pending))
+      .where('created_at', '<', query.startedBefore)
+      .where('processor', 'in', query.processors);
+    const { after } = query;
+    if (after) {
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '>', tuple(after.createdAt, after.id)),
+      );
+    }
+    const rows = await select.orderBy('created_at').orderBy('id').limit(query.limit).execute();
+    return rows.map(toTransaction);
   }
 }

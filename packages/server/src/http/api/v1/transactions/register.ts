@@ -20,7 +20,7 @@ export async function registerTransactionsApi(app: FastifyInstance, services: Se
       scope.addHook('onRequest', async (_request, reply) => {
         reply.header('Cache-Control', 'no-store');
       });
-      scope.addHook('onRequest', secretKeyAuth(services.repos.accounts, services.clock));
+      scope.addHook('onRequest', secretKeyAuth(services.credentials, services.clock));
       useIdempotency(scope, services.repos.idempotency, services.clock);
       registerRetrieveTransaction(scope, services);
       registerListTransactions(scope, services);

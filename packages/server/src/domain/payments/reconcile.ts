@@ -1,0 +1,85 @@
+import { MINUTE } from '../../clock.ts';
+import type { Processor } from '../../processors/processor.ts';
+import type { ProcessorRegistry } from '../../processors/registry.ts';
+import type { Mode } from '../intents.ts';
+import type { Transaction } from '../transactions.ts';
+import { type OutcomeDeps, recordOutcome } from './outcome.ts';
+
+export interface ReconcileDeps extends OutcomeDeps {
+  processors: ProcessorRegistry;
+}
+
+/**
+ * An attempt is asked about once it is this old. Every processor call ends well before
+ * (a live connector's timeout is at most 30 s), so a pending attempt this old is not
+ * waiting on a call of ours: its answer was lost (timeout, dropped connection, a crash).
+ */
+export const RECONCILE_AFTER_MS = MINUTE;
+const PAGE = 50;
+/** A pass reads this many pending attempts at most; the rest wait for the next pass. */
+const MAX_PER_PASS = 500;
+
+export interface ReconcileReport {
+  /** Attempts whose outcome is now recorded: their intents succeeded or failed. */
+  settled: Transaction[];
+  /** Attempts the processor could not answer for yet: asked again next pass. */
+  stillUnknown: Transaction[];
+}
+
+/**
+ * Settles attempts whose outcome is unknown by asking their processor what became of
+ * them, and records the answer through the same code as a confirm (compare-and-set, with
+ * its events), so a late answer and a reconciliation can never both count.
+ */
+export async function reconcilePendingAttempts(deps: ReconcileDeps, signal?: AbortSignal): Promise<ReconcileReport> {
+  const report: ReconcileReport = { settled: [], stillUnknown: [] };
+  const askable = askableProcessors(deps.processors);
+  const startedBefore = deps.clock.now() - RECONCILE_AFTER_MS;
+  let after: { createdAt: number; id: string } | null = null;
+  for (let read = 0; read < MAX_PER_PASS; read += PAGE) {
+    const page = await deps.store.pendingAttempts({
+      processors: [...askable.keys()],
+      startedBefore,
+      after,
+      limit: PAGE,
+    });
+    // An open challenge waits on the shopper, not on us: the expiry sweep ends it.
+    for (const attempt of page.filter((tx) => !tx.challengeToken)) {
+      // Lookups are sequential and may each wait a timeout: a stopping process does not wait for them all.
+      if (signal?.aborted) return report;
+      await reconcileOne(deps, askable, attempt, report);
+    }
+    const last = page.at(-1);
+    if (!last || page.length < PAGE) break;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  return report;
+}
+
+async function reconcileOne(
+  deps: ReconcileDeps,
+  askable: Map<string, Processor>,
+  attempt: Transaction,
+  report: ReconcileReport,
+): Promise<void> {
+  const processor = askable.get(attempt.processor);
+  const outcome = processor?.lookup ? await processor.lookup(attempt.id).catch(() => null) : null;
+  const decided = outcome && outcome.kind !== 'unknown' && outcome.kind !== 'challenge';
+  const intent = decided ? await deps.intents.find(attempt.accountId, attempt.paymentIntentId) : undefined;
+  if (!decided || !intent) {
+    report.stillUnknown.push(attempt);
+    return;
+  }
+  const recorded = await recordOutcome(deps, intent, attempt, outcome);
+  report.settled.push(recorded.transaction);
+}
+
+/** The processors that can say what became of an attempt, by name. The sandbox cannot (it never loses one). */
+function askableProcessors(registry: ProcessorRegistry): Map<string, Processor> {
+  const modes: Mode[] = ['live', 'sandbox'];
+  const askable = new Map<string, Processor>();
+  for (const processor of modes.map((mode) => registry.forMode(mode))) {
+    if (processor?.lookup) askable.set(processor.name, processor);
+  }
+  return askable;
+}

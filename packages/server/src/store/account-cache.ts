@@ -1,0 +1,50 @@
+import type { Clock } from '../clock.ts';
+import { SECOND } from '../clock.ts';
+import type { Account, AccountStore, SecretKeyRecord } from '../domain/accounts.ts';
+
+/** How stale a remembered secret key may be: a key roll reaches every process within it. */
+export const ACCOUNT_CACHE_TTL_MS = 5 * SECOND;
+
+interface Entry<T> {
+  value: T;
+  until: number;
+}
+
+/**
+ * Keeps the secret keys that authenticated recently, so that an API call costs one lookup
+ * (its account, whose status must be current) instead of two. Unknown keys are not
+ * remembered: a key made a moment ago works at once, and guessing keys still costs the
+ * guesser a lookup each.
+ */
+export class AccountCache implements Pick<AccountStore, 'find' | 'findKey'> {
+  readonly #store: AccountStore;
+  readonly #clock: Clock;
+  readonly #keys = new Map<string, Entry<SecretKeyRecord>>();
+
+  constructor(store: AccountStore, clock: Clock) {
+    this.#store = store;
+    this.#clock = clock;
+  }
+
+  findKey(digest: string): Promise<SecretKeyRecord | undefined> {
+    return this.#cached(this.#keys, digest, () => this.#store.findKey(digest));
+  }
+
+  /** Never cached: a deactivated account is refused on its next request. */
+  find(id: string): Promise<Account | undefined> {
+    return this.#store.find(id);
+  }
+
+  async #cached<T>(map: Map<string, Entry<T>>, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const now = this.#clock.now();
+    const hit = map.get(id);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load();
+    if (value === undefined) map.delete(id);
+    else {
+      if (map.size >= 10_000) map.clear();
+      map.set(id, { value, until: now + ACCOUNT_CACHE_TTL_MS });
+    }
+    return value;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import { SECOND } from '../clock.ts';
+import { type ReconcileReport, reconcilePendingAttempts } from '../domain/payments/reconcile.ts';
+import type { Services } from '../http/services.ts';
+import { paymentDeps } from '../services.ts';
+
+export interface Reconciler {
+  /** One pass now. Passes never overlap. */
+  runOnce(): Promise<ReconcileReport>;
+  /** Stops the timer and waits for a pass under way (its current lookup only), so the database can be closed after it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Every 30 s, asks the live connector what became of attempts whose outcome was lost
+ * (decision 0041). Several processes may run it: an attempt is settled once
+ * (compare-and-set), and asking twice is only a read at the acquirer.
+ */
+export function startReconciler(services: Services, logger: Logger, everyMs = 30 * SECOND): Reconciler {
+  let running: Promise<ReconcileReport> | undefined;
+  const stopping = new AbortController();
+  const pass = async (): Promise<ReconcileReport> => {
+    try {
+      const report = await reconcilePendingAttempts(paymentDeps(services), stopping.signal);
+      if (report.settled.length > 0) {
+        const ids = report.settled.map((tx) => tx.id);
+        logger.info({ count: ids.length, attempts: ids.slice(0, 20) }, 'reconciled payment attempts');
+      }
+      if (report.stillUnknown.length > 0) {
+        const ids = report.stillUnknown.map((tx) => tx.id);
+        logger.warn({ count: ids.length, attempts: ids.slice(0, 20) }, 'payment attempts still of unknown outcome');
+      }
+      return report;
+    } catch (error) {
+      logger.error({ err: error }, 'reconciliation failed');
+      return { settled: [], stillUnknown: [] };
+    }
+  };
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(runOnce, everyMs);
+  timer.unref();
+  const stop = async () => {
+    clearInterval(timer);
+    stopping.abort();
+    await running;
+  };
+  return { runOnce, stop };
+}
