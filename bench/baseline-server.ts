@@ -29,10 +29,14 @@ const intent = {
   last_transaction: null,
 };
 
-app.post('/api/v1/payment-intents', { schema: { body: CreatePaymentIntentIn, response: { 200: PaymentIntentOut } } }, async (request) => {
-  const body = request.body as { amount: number; currency: string; mode?: string };
-  return { ...intent, amount: body.amount, currency: 'USD', mode: body.mode ?? 'live' };
-});
+app.post(
+  '/api/v1/payment-intents',
+  { schema: { body: CreatePaymentIntentIn, response: { 200: PaymentIntentOut } } },
+  async (request) => {
+    const body = request.body as { amount: number; currency: string; mode?: string };
+    return { ...intent, amount: body.amount, currency: 'USD', mode: body.mode ?? 'live' };
+  },
+);
 
 let record: unknown = null;
 app.put('/record', async (request) => {

@@ -21,7 +21,10 @@ const databaseUrl = process.env.OBOLUS_BENCH_DATABASE_URL ?? join(dir, 'bench.db
 const children: ChildProcess[] = [];
 
 function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -84,7 +87,8 @@ async function seedTransaction(base: string, pk: string, sk: string): Promise<st
 
 function row(r: Result, base?: Result, target?: number): string {
   const ratio = base ? r.rps / base.rps : undefined;
-  const verdict = ratio === undefined || target === undefined ? '' : ratio >= target ? `ok (>= ${target}x)` : `BELOW ${target}x`;
+  const verdict =
+    ratio === undefined || target === undefined ? '' : ratio >= target ? `ok (>= ${target}x)` : `BELOW ${target}x`;
   return [
     r.name.padEnd(44),
     `${Math.round(r.rps)}`.padStart(8),
@@ -97,40 +101,56 @@ function row(r: Result, base?: Result, target?: number): string {
 }
 
 async function main(): Promise<void> {
-  console.error(`Obolus benchmark (${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}), ${DURATION} s per scenario`);
+  console.error(
+    `Obolus benchmark (${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}), ${DURATION} s per scenario`,
+  );
   const env = { OBOLUS_DATABASE_URL: databaseUrl, OBOLUS_LOG_LEVEL: 'info' };
   const account = JSON.parse(
-    execFileSync(process.execPath, [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'], {
-      env: { ...process.env, ...env },
-    }).toString(),
+    execFileSync(
+      process.execPath,
+      [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'],
+      {
+        env: { ...process.env, ...env },
+      },
+    ).toString(),
   );
   const basePort = 40000 + Math.floor(Math.random() * 10000);
   const baseline = await startProcess([BASELINE], { PORT: String(basePort) }, /(http:\/\/\S+)\n/);
   const obolus = `http://127.0.0.1:${basePort + 1}`;
-  await startProcess(
-    [BIN, 'serve'],
-    { ...env, PORT: String(basePort + 1), OBOLUS_BASE_URL: obolus },
-    /(\/metrics)/,
-  );
+  await startProcess([BIN, 'serve'], { ...env, PORT: String(basePort + 1), OBOLUS_BASE_URL: obolus }, /(\/metrics)/);
   const txId = await seedTransaction(obolus, account.client_key, account.secret_key);
-  const record = await json(`${obolus}/api/v1/transactions/${txId}`, { headers: { authorization: `Bearer ${account.secret_key}` } });
-  await json(`${baseline}/record`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
+  const record = await json(`${obolus}/api/v1/transactions/${txId}`, {
+    headers: { authorization: `Bearer ${account.secret_key}` },
+  });
+  await json(`${baseline}/record`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(record),
+  });
 
   const body = JSON.stringify({ amount: 2000, currency: 'USD', mode: 'sandbox', reference: 'order-1' });
   const post = { method: 'POST' as const, body, headers: { 'content-type': 'application/json' } };
   const auth = { authorization: `Bearer ${account.secret_key}` };
   const results = {
-    basePost: await load('baseline POST /api/v1/payment-intents', { url: `${baseline}/api/v1/payment-intents`, ...post }),
+    basePost: await load('baseline POST /api/v1/payment-intents', {
+      url: `${baseline}/api/v1/payment-intents`,
+      ...post,
+    }),
     post: await load('obolus POST /api/v1/payment-intents (durable)', {
       url: `${obolus}/api/v1/payment-intents`,
       ...post,
       headers: { ...post.headers, ...auth },
     }),
     baseGet: await load('baseline GET /api/v1/transactions/{id}', { url: `${baseline}/api/v1/transactions/${txId}` }),
-    get: await load('obolus GET /api/v1/transactions/{id}', { url: `${obolus}/api/v1/transactions/${txId}`, headers: auth }),
+    get: await load('obolus GET /api/v1/transactions/{id}', {
+      url: `${obolus}/api/v1/transactions/${txId}`,
+      headers: auth,
+    }),
   };
 
-  console.log(`\n${'scenario'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)} ${'errors'.padStart(6)} ${'ratio'.padStart(7)}`);
+  console.log(
+    `\n${'scenario'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)} ${'errors'.padStart(6)} ${'ratio'.padStart(7)}`,
+  );
   console.log(row(results.basePost));
   console.log(row(results.post, results.basePost, 0.6));
   console.log(row(results.baseGet));

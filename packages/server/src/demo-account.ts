@@ -1,15 +1,29 @@
 import { type AccountWithKeys, createAccount } from './domain/accounts.ts';
+import { createProduct, type Product } from './domain/products.ts';
 import type { Services } from './http/services.ts';
+
+export interface DemoAccount extends AccountWithKeys {
+  /** A sandbox product, so the hosted checkout page can be opened and paid at once. */
+  product: Product;
+}
 
 /**
  * On the very first start (no account at all) a demo account is made so that the
- * printed curl command works at once. Never again after that: its secret key exists
- * only as a digest, and `obolus keys roll` issues a new one.
+ * printed curl command and checkout page work at once. Never again after that: its secret
+ * key exists only as a digest, and `obolus keys roll` issues a new one.
  */
-export async function ensureDemoAccount(services: Services): Promise<AccountWithKeys | null> {
+export async function ensureDemoAccount(services: Services): Promise<DemoAccount | null> {
   if ((await services.repos.accounts.count()) > 0) return null;
-  return createAccount(services.repos.accounts, services.clock, {
+  const created = await createAccount(services.repos.accounts, services.clock, {
     name: 'Demo Store',
     email: 'demo@example.com',
   });
+  const product = await createProduct(services.repos.products, services.clock, created.account, {
+    name: 'Obolus demo mug',
+    description: 'A sandbox product: pay with 4242 4242 4242 4242',
+    amount: 1500,
+    currency: 'USD',
+    mode: 'sandbox',
+  });
+  return { ...created, product };
 }

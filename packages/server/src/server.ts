@@ -25,7 +25,8 @@ export async function startServer(
   options: OpenServicesOptions & { services?: Services } = {},
 ): Promise<RunningServer> {
   const services =
-    options.services ?? (await openServices(config, { logger: logger.child({ component: 'live-connector' }), ...options }));
+    options.services ??
+    (await openServices(config, { logger: logger.child({ component: 'live-connector' }), ...options }));
   const app = await buildApp(services, logger);
   let address: string;
   try {

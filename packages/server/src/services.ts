@@ -1,15 +1,15 @@
 import type { Clock } from './clock.ts';
-import type { ChallengeDeps } from './domain/payments/challenge.ts';
+import { systemClock } from './clock.ts';
+import type { Config } from './config.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
+import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
+import type { Services } from './http/services.ts';
 import { type ConnectorLog, HttpAcquirer } from './processors/http-acquirer.ts';
 import type { Processor } from './processors/processor.ts';
 import { createProcessorRegistry } from './processors/registry.ts';
-import { systemClock } from './clock.ts';
-import type { Config } from './config.ts';
-import type { Services } from './http/services.ts';
-import { migrateToLatest, openDatabase } from './store/database.ts';
 import { AccountCache } from './store/account-cache.ts';
+import { migrateToLatest, openDatabase } from './store/database.ts';
 import { createRepositories } from './store/repositories.ts';
 import { writeRunnerFor } from './store/write-runner.ts';
 
@@ -27,10 +27,7 @@ export interface OpenServicesOptions {
 }
 
 /** Opens the database named by the configuration, brings its schema up to date, and wires the repositories. */
-export async function openServices(
-  config: Config,
-  options: OpenServicesOptions = {},
-): Promise<Services> {
+export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<Services> {
   const database = openDatabase(config.databaseUrl, options.schema ? { schema: options.schema } : {});
   try {
     await migrateToLatest(database.db, options.onMigration);

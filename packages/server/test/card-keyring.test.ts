@@ -32,14 +32,18 @@ describe.each(ENGINES)('card-encryption key rotation (%s)', (engine) => {
     const newKid = await cli.rotate(24 * HOUR);
 
     const before = await createIntent(t, shop.secretKey);
-    expect((await confirm(t, shop.clientKey, before.client_secret, null, { jwe: oldJwe })).json.status).toBe('succeeded');
+    expect((await confirm(t, shop.clientKey, before.client_secret, null, { jwe: oldJwe })).json.status).toBe(
+      'succeeded',
+    );
     // Each process rereads the keys within a minute.
     clock.advance(61_000);
     const newJwe = await encryptCard(t, card('4242424242424242'));
     const jwks = (await t.call('GET', '/embed/v1/jwks.json')).json.keys.map((k: { kid: string }) => k.kid);
     expect(jwks).toEqual([newKid, oldKid]);
     const fresh = await createIntent(t, shop.secretKey);
-    expect((await confirm(t, shop.clientKey, fresh.client_secret, null, { jwe: newJwe })).json.status).toBe('succeeded');
+    expect((await confirm(t, shop.clientKey, fresh.client_secret, null, { jwe: newJwe })).json.status).toBe(
+      'succeeded',
+    );
 
     clock.advance(24 * HOUR + 1);
     const late = await createIntent(t, shop.secretKey);

@@ -161,6 +161,11 @@ describe('obolus serve (npm start)', () => {
         amount: 2000,
         currency: 'USD',
       });
+      const pageUrl = /(http:\/\/localhost:\d+\/prod_[0-9A-Za-z]+)/.exec(banner)?.[1];
+      expect(pageUrl).toBeDefined();
+      const page = await fetch(pageUrl!.replace('localhost', '127.0.0.1'));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Obolus demo mug');
     } finally {
       expect(await stop(child)).toBe(0);
     }

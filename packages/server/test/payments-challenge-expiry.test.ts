@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
-import { MAX_FAILED_ATTEMPTS_PER_INTENT, MAX_FAILURES_PER_IP_PER_MINUTE } from '../src/domain/payments/failure-limiter.ts';
+import {
+  MAX_FAILED_ATTEMPTS_PER_INTENT,
+  MAX_FAILURES_PER_IP_PER_MINUTE,
+} from '../src/domain/payments/failure-limiter.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
@@ -96,7 +99,9 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     await confirm(t, shop.clientKey, paid.client_secret, card('4242424242424242'));
 
     clock.advance(7 * DAY - MINUTE);
-    expect((await confirm(t, shop.clientKey, waiting.client_secret, card('4000000000000002'))).json.status).toBe('failed');
+    expect((await confirm(t, shop.clientKey, waiting.client_secret, card('4000000000000002'))).json.status).toBe(
+      'failed',
+    );
     clock.advance(MINUTE);
     const late = await confirm(t, shop.clientKey, waiting.client_secret, card('4242424242424242'));
     expect(late.status).toBe(400);
@@ -131,7 +136,9 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     clock.advance(2 * MINUTE);
     for (let i = 0; i < MAX_FAILURES_PER_IP_PER_MINUTE; i++) {
       const intent = await createIntent(t, shop.secretKey);
-      expect((await confirm(t, shop.clientKey, intent.client_secret, card('4000000000000002'))).json.status).toBe('failed');
+      expect((await confirm(t, shop.clientKey, intent.client_secret, card('4000000000000002'))).json.status).toBe(
+        'failed',
+      );
     }
     const intent = await createIntent(t, shop.secretKey);
     const blocked = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
@@ -139,6 +146,8 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     expect(blocked.json.error.code).toBe('rate_limited');
     expect(blocked.headers.get('retry-after')).toBe('60');
     clock.advance(MINUTE + 1);
-    expect((await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'))).json.status).toBe('succeeded');
+    expect((await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'))).json.status).toBe(
+      'succeeded',
+    );
   });
 });

@@ -22,11 +22,20 @@ describe.each(ENGINES)('a client_secret pays exactly once (%s, two server proces
   it('50 concurrent confirms across both processes: one Settled transaction, 49 clear refusals', async () => {
     const intent = await createIntent(t, shop.secretKey);
     const jwe = await encryptCard(t, card('4242424242424242'));
-    const body = JSON.stringify({ pk: shop.clientKey, client_secret: intent.client_secret, mode: 'sandbox', card: jwe });
+    const body = JSON.stringify({
+      pk: shop.clientKey,
+      client_secret: intent.client_secret,
+      mode: 'sandbox',
+      card: jwe,
+    });
     const answers = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
         const base = i % 2 === 0 ? t.url : second.url;
-        const res = await fetch(`${base}/embed/v1/confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const res = await fetch(`${base}/embed/v1/confirm`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         return { status: res.status, json: (await res.json()) as any };
       }),
     );

@@ -37,7 +37,11 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
     const intent = await createIntent(t, shop.secretKey);
     const res = await confirm(t, shop.clientKey, intent.client_secret, card(number));
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ status: expected.status, payment_intent: intent.id, success: expected.status === 'succeeded' });
+    expect(res.json).toMatchObject({
+      status: expected.status,
+      payment_intent: intent.id,
+      success: expected.status === 'succeeded',
+    });
     expect(res.json.transaction_id).toMatch(/^[0-9a-f]{24}$/);
     if (expected.code) expect(res.json.error).toMatchObject({ code: expected.code, type: 'invalid_request' });
     if (expected.status === 'requires_action') {
@@ -51,7 +55,12 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
 
   it('a transaction read back has every §2.2 field with the right type', async () => {
     const intent = await createIntent(t, shop.secretKey, { externalid: 'order-77', amount: 12345 });
-    const res = await confirm(t, shop.clientKey, intent.client_secret, card('5555555555554444', { name: 'Grace Hopper' }));
+    const res = await confirm(
+      t,
+      shop.clientKey,
+      intent.client_secret,
+      card('5555555555554444', { name: 'Grace Hopper' }),
+    );
     const tx = await t.server.services.repos.transactions.find(shop.id, res.json.transaction_id);
     const { transactionRecord } = await import('../src/domain/transactions.ts');
     const record = transactionRecord(tx!);
@@ -175,7 +184,10 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
         },
       ],
       ['an unknown key id', async () => encryptCard(t, card('4242424242424242'), { kid: 'ck_unknown' })],
-      ['RSA-OAEP (SHA-1) instead of RSA-OAEP-256', async () => encryptCard(t, card('4242424242424242'), { alg: 'RSA-OAEP' })],
+      [
+        'RSA-OAEP (SHA-1) instead of RSA-OAEP-256',
+        async () => encryptCard(t, card('4242424242424242'), { alg: 'RSA-OAEP' }),
+      ],
       ['a plaintext that is not JSON', async () => encryptCard(t, 'not-json')],
     ])('%s -> card_encryption_invalid, nothing charged', async (_name, make) => {
       const intent = await createIntent(t, shop.secretKey);
@@ -213,7 +225,9 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
       description: 'A nice hat',
       theme: 'dark',
     });
-    const res = await t.call('POST', '/embed/v1/intent', { body: { pk: shop.clientKey, client_secret: intent.client_secret } });
+    const res = await t.call('POST', '/embed/v1/intent', {
+      body: { pk: shop.clientKey, client_secret: intent.client_secret },
+    });
     expect(res.json).toEqual({
       id: intent.id,
       amount: 2000,

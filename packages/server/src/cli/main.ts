@@ -2,10 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerListen } from './listen.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerOriginCommands } from './origins.ts';
 import { registerServe } from './serve.ts';
-import { registerListen } from './listen.ts';
 import { registerWorker } from './worker.ts';
 
 /** Exit codes: 0 done, 1 failed, 2 wrong usage (unknown command, option or argument). */

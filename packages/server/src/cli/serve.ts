@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { ensureDemoAccount } from '../demo-account.ts';
-import type { AccountWithKeys } from '../domain/accounts.ts';
+import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
 import { createLogger } from '../logger.ts';
 import { startServer } from '../server.ts';
 
@@ -20,13 +19,14 @@ export function registerServe(program: Command): void {
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
+        logger.flush();
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
 }
 
-export function banner(baseUrl: string, location: string, demo: AccountWithKeys | null): string {
+export function banner(baseUrl: string, location: string, demo: DemoAccount | null): string {
   const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
   if (demo) {
     const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
@@ -37,6 +37,9 @@ export function banner(baseUrl: string, location: string, demo: AccountWithKeys 
       ``,
       `Create a sandbox payment intent:`,
       `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
+      ``,
+      `Pay on the hosted checkout page of a sandbox product (card 4242 4242 4242 4242, any future expiry and CVC):`,
+      `  ${baseUrl}/${demo.product.id}`,
       ``,
     );
   } else {

@@ -1,4 +1,12 @@
-import { type CryptoKey, compactDecrypt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import {
+  type CryptoKey,
+  compactDecrypt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+} from 'jose';
 import type { Clock } from '../clock.ts';
 import { MINUTE } from '../clock.ts';
 import { ApiError } from '../domain/errors.ts';

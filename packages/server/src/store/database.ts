@@ -98,7 +98,11 @@ export async function migrateToLatest(db: Kysely<Database>, onStep?: (name: stri
   // Kysely looks for its bookkeeping tables in every schema unless told which: name ours,
   // or another schema's tables (another app, another test run) would be taken for ours.
   const schema = await currentSchema(db);
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const applied: string[] = [];
   for (const result of results ?? []) {

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
 import { expireDueIntents } from '../domain/payments/expire.ts';
-import { paymentDeps } from '../services.ts';
 import type { Services } from '../http/services.ts';
+import { paymentDeps } from '../services.ts';
 
 /** Every 30 s, intents past their 7-day window become `expired` (several processes may run it). */
 export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): { stop(): void } {

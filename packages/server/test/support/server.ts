@@ -4,8 +4,8 @@ import type { Clock } from '../../src/clock.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Processor } from '../../src/processors/processor.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Engine } from '../../src/store/database.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 

@@ -2,7 +2,7 @@ import { isSandbox3dsCode } from '../../processors/sandbox.ts';
 import type { Account } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import type { PaymentIntent } from '../intents.ts';
-import { TX_STATUS, type Transaction } from '../transactions.ts';
+import { type Transaction, TX_STATUS } from '../transactions.ts';
 import type { ConfirmDeps } from './confirm.ts';
 import { outcomeOf, type PaymentOutcome, recordOutcome } from './outcome.ts';
 

@@ -6,10 +6,9 @@ import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
-import { TX_STATUS, type Transaction, transactionEvent } from '../transactions.ts';
+import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
 import { type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
-
 
 export interface ConfirmDeps extends OutcomeDeps {
   keyring: { decrypt(jwe: string): Promise<unknown> };
@@ -66,7 +65,11 @@ export function assertPayable(intent: PaymentIntent, now: number): void {
 export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promise<PaymentOutcome> {
   const intent = await intentForSecret(deps, input.account, input.clientSecret);
   if (input.mode !== intent.mode) {
-    throw new ApiError('mode_mismatch', `The widget is in ${input.mode} mode but this payment is ${intent.mode}.`, 'mode');
+    throw new ApiError(
+      'mode_mismatch',
+      `The widget is in ${input.mode} mode but this payment is ${intent.mode}.`,
+      'mode',
+    );
   }
   const now = deps.clock.now();
   assertPayable(intent, now);
@@ -75,7 +78,10 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   }
   const processor = deps.processors.forMode(intent.mode);
   if (!processor) {
-    throw new ApiError('live_payments_unavailable', 'Live payments are not available: no live connector is configured.');
+    throw new ApiError(
+      'live_payments_unavailable',
+      'Live payments are not available: no live connector is configured.',
+    );
   }
   const card = checkCard((await deps.keyring.decrypt(input.card)) as Record<string, unknown>, now);
   const pending = pendingAttempt(intent, input, card, processor.name, now);

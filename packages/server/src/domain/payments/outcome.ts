@@ -3,7 +3,7 @@ import { randomBase62 } from '../../ids.ts';
 import type { AuthorizeOutcome, IssuerInfo } from '../../processors/processor.ts';
 import type { ErrorCode } from '../errors.ts';
 import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
-import { TX_STATUS, type Transaction, transactionEvent } from '../transactions.ts';
+import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import type { PaymentStore } from './ports.ts';
 

@@ -32,7 +32,11 @@ export interface PaymentStore {
    * Compare-and-set to expired for an intent past its window that is not being paid
    * (requires_payment, failed, or processing with an abandoned challenge).
    */
-  expire(intent: PaymentIntent, now: number, events: (intent: PaymentIntent) => EventDraft[]): Promise<PaymentIntent | null>;
+  expire(
+    intent: PaymentIntent,
+    now: number,
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null>;
 
   /** Intents past their window still in a non-final state, oldest first. */
   dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]>;

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { challengeView, completeChallenge } from '../../domain/payments/challenge.ts';
+import { paymentDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 import { challengePage } from './challenge-page.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
-import { paymentDeps } from '../../services.ts';
 
 const Params = Type.Object({ token: Type.String({ maxLength: 64 }) });
 const AnswerIn = Type.Object(
@@ -14,16 +14,20 @@ const AnswerIn = Type.Object(
 
 /** The sandbox 3-D Secure ACS: a page for the shopper, and the answer that finishes the attempt. */
 export function registerChallenge(app: FastifyInstance, services: Services): void {
-  app.get<{ Params: Static<typeof Params> }>('/challenge/:token', { schema: { params: Params } }, async (request, reply) => {
-    const view = await challengeView(paymentDeps(services), request.params.token);
-    const { html, csp } = challengePage(view);
-    return reply
-      .header('Content-Security-Policy', csp)
-      .header('Cache-Control', 'no-store')
-      .header('Referrer-Policy', 'no-referrer')
-      .type('text/html; charset=utf-8')
-      .send(html);
-  });
+  app.get<{ Params: Static<typeof Params> }>(
+    '/challenge/:token',
+    { schema: { params: Params } },
+    async (request, reply) => {
+      const view = await challengeView(paymentDeps(services), request.params.token);
+      const { html, csp } = challengePage(view);
+      return reply
+        .header('Content-Security-Policy', csp)
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .type('text/html; charset=utf-8')
+        .send(html);
+    },
+  );
 
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof AnswerIn> }>(
     '/challenge/:token',

@@ -20,7 +20,8 @@ export function toOutcomeOut(outcome: PaymentOutcome, baseUrl: string): PaymentO
     payment_intent: outcome.intent.id,
     transaction_id: outcome.transaction.id,
   };
-  if (outcome.status === 'requires_action') out.challenge_url = `${baseUrl}/embed/v1/challenge/${outcome.challengeToken}`;
+  if (outcome.status === 'requires_action')
+    out.challenge_url = `${baseUrl}/embed/v1/challenge/${outcome.challengeToken}`;
   if (outcome.status === 'failed') out.error = { type: ERROR_STATUS[outcome.error.code].type, ...outcome.error };
   return out;
 }

@@ -76,13 +76,12 @@ export async function up(db: Db): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('events_object_seq').on('events').columns(['object_id', 'object_seq']).unique().execute();
   await db.schema
-    .createIndex('events_object_seq')
+    .createIndex('events_account_created')
     .on('events')
-    .columns(['object_id', 'object_seq'])
-    .unique()
+    .columns(['account_id', 'created_at', 'id'])
     .execute();
-  await db.schema.createIndex('events_account_created').on('events').columns(['account_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('encryption_keys')

@@ -5,8 +5,8 @@ import {
   type IdempotencyClaim,
   type IdempotencyStore,
 } from '../../domain/idempotency.ts';
-import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import type { Database } from '../schema.ts';
+import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 
 export class IdempotencyRepository implements IdempotencyStore {
   readonly #db: Kysely<Database>;

@@ -1,8 +1,8 @@
-import { type Kysely, sql, type Transaction as DbTransaction } from 'kysely';
+import { type Transaction as DbTransaction, type Kysely, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { PaymentIntent } from '../../domain/intents.ts';
 import type { PaymentStore } from '../../domain/payments/ports.ts';
-import { TX_STATUS, type Transaction } from '../../domain/transactions.ts';
+import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
