@@ -122,6 +122,14 @@ describe.each(ENGINES)('merchant API errors (%s)', (engine) => {
       const res = await t.call('GET', '/api/v1/nothing-here', { key: shop.secretKey });
       expectErrorShape(res, 404, 'invalid_request', 'route_not_found');
     });
+    it('an absurdly long id is answered in the error shape, never by the router in plain text', async () => {
+      const long = await t.call('GET', `/api/v1/payment-intents/${'a'.repeat(300)}`, { key: shop.secretKey });
+      expect(long.status).toBe(400);
+      expect(long.json.error).toMatchObject({ code: 'parameter_invalid', param: 'id' });
+      const huge = await t.call('GET', `/api/v1/payment-intents/${'a'.repeat(3000)}`, { key: shop.secretKey });
+      expect(huge.status).toBe(414);
+      expect(huge.json.error.type).toBe('invalid_request');
+    });
     it('no CORS headers, preflight included', async () => {
       const preflight = await t.call('OPTIONS', '/api/v1/payment-intents', {
         headers: {

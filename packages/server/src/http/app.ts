@@ -21,6 +21,7 @@ import type { Services } from './services.ts';
 import { validatorCompiler } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+const MAX_PARAM_LENGTH = 2048;
 
 export async function buildApp(services: Services, logger: Logger): Promise<FastifyInstance> {
   const app = Fastify({
@@ -33,6 +34,19 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: services.config.trustProxy,
     return503OnClosing: true,
+    routerOptions: {
+      // Ids longer than any real one still reach the routes and get their own 404.
+      maxParamLength: MAX_PARAM_LENGTH,
+      onMaxParamLength: (_path, _req, res) => {
+        // Beyond that the router answers before any route: keep the error a JSON object.
+        res.writeHead(414, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(
+          JSON.stringify({
+            error: { type: 'invalid_request', code: 'route_not_found', message: 'The URL is too long.' },
+          }),
+        );
+      },
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
