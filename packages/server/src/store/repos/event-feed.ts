@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EventFeed, EventFilter } from '../../domain/event-queries.ts';
 import type { StoredEvent } from '../../domain/events.ts';
 import type { Page } from '../../domain/intents.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { toEvent } from './events.ts';
 
@@ -33,15 +34,10 @@ export class EventFeedRepository implements EventFeed {
     if (filter.types !== undefined) query = query.where('type', 'in', filter.types);
     if (filter.objectId !== undefined) query = query.where('object_id', '=', filter.objectId);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toEvent), hasMore: rows.length > limit };
+    return toPage(rows, limit, toEvent);
   }
 
   /**

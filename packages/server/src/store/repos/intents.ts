@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
@@ -88,14 +89,9 @@ export class IntentsRepository implements IntentStore {
       .orderBy('id', 'desc')
       .limit(limit + 1);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toIntent), hasMore: rows.length > limit };
+    return toPage(rows, limit, toIntent);
   }
 }

@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Page } from '../../domain/intents.ts';
 import type { Product, ProductChanges, ProductId, ProductStore } from '../../domain/products.ts';
 import type { AccountId } from '../../ids.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database, ProductsTable } from '../schema.ts';
 
 function toProduct(row: Selectable<ProductsTable>): Product {
@@ -79,15 +80,10 @@ export class ProductsRepository implements ProductStore {
       .orderBy('id', 'desc')
       .limit(limit + 1);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toProduct), hasMore: rows.length > limit };
+    return toPage(rows, limit, toProduct);
   }
 
   async update(accountId: AccountId, id: string, changes: ProductChanges, now: number): Promise<Product | undefined> {

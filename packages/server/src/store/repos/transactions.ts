@@ -3,6 +3,7 @@ import type { Page } from '../../domain/intents.ts';
 import type { TransactionFilter } from '../../domain/transaction-queries.ts';
 import type { Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
 
 export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
@@ -146,14 +147,9 @@ export class TransactionsRepository {
     if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toTransaction), hasMore: rows.length > limit };
+    return toPage(rows, limit, toTransaction);
   }
 }

@@ -3,6 +3,7 @@ import type { Page } from '../../domain/intents.ts';
 import type { Attempt, Delivery } from '../../domain/webhooks/deliveries.ts';
 import type { AttemptFilter, DeliveryLog } from '../../domain/webhooks/delivery-queries.ts';
 import type { AccountId } from '../../ids.ts';
+import { toPage } from '../keyset.ts';
 import type { Database, WebhookAttemptsTable } from '../schema.ts';
 import { deliveryRow } from './webhook-fanout.ts';
 
@@ -91,6 +92,6 @@ export class WebhookAttemptsRepository implements DeliveryLog {
       );
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toAttempt), hasMore: rows.length > limit };
+    return toPage(rows, limit, toAttempt);
   }
 }

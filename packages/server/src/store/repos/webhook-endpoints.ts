@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Page } from '../../domain/intents.ts';
 import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database, WebhookEndpointsTable } from '../schema.ts';
 
 export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
@@ -84,15 +85,10 @@ export class WebhookEndpointsRepository implements EndpointStore {
       .orderBy('id', 'desc')
       .limit(limit + 1);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return { data: rows.slice(0, limit).map(toEndpoint), hasMore: rows.length > limit };
+    return toPage(rows, limit, toEndpoint);
   }
 
   async update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
