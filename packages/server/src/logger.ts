@@ -24,12 +24,12 @@ export const REDACT_PATHS = [
 ];
 
 /**
- * Logs to `destination`, or to stdout through a 4 KB buffer: a synchronous write per
- * request line costs more than the request itself under load. The buffer is flushed when
- * the process exits (pino's destination does so on exit and on SIGTERM via serve's close).
+ * Logs to `destination`, or to stdout asynchronously: lines written while a write is in
+ * flight go out together in the next one, instead of one blocking write per request line.
+ * Nothing waits for a buffer to fill, so a quiet server's lines still appear at once.
  */
 export function createLogger(level = 'info', destination?: DestinationStream): Logger {
-  const sink = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const sink = destination ?? pino.destination({ dest: 1, sync: false });
   return pino(
     {
       level,
