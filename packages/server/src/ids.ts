@@ -11,11 +11,29 @@ export type TransactionId = Brand<string, 'TransactionId'>;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Cryptographic random bytes, drawn from a 4 KB pool refilled by randomBytes: one
+ * system call per few hundred ids instead of one per id (every request makes several).
+ * Slices handed out are never reused; a refill allocates a new pool.
+ */
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let offset = 0;
+function randomChunk(length: number): Buffer {
+  if (offset + length > pool.length) {
+    pool = randomBytes(Math.max(POOL_SIZE, length));
+    offset = 0;
+  }
+  const chunk = pool.subarray(offset, offset + length);
+  offset += length;
+  return chunk;
+}
+
 /** Uniform base62 string: bytes >= 248 are rejected so that every symbol is equally likely. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of randomChunk(length * 2)) {
       if (byte < 248 && out.length < length) out += BASE62[byte % 62];
     }
   }
@@ -26,7 +44,7 @@ export function randomBase62(length: number): string {
 function timeOrderedHex(nowMs: number): string {
   const head = Buffer.alloc(4);
   head.writeUInt32BE(Math.floor(nowMs / 1000) >>> 0);
-  return head.toString('hex') + randomBytes(8).toString('hex');
+  return head.toString('hex') + randomChunk(8).toString('hex');
 }
 
 export const newIntentId = (nowMs: number) => timeOrderedHex(nowMs) as IntentId;
@@ -46,7 +64,7 @@ export function sha256Hex(value: string): string {
 }
 /** UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then version, variant and randomness. */
 export function uuidv7(nowMs: number): string {
-  const bytes = randomBytes(16);
+  const bytes = Buffer.from(randomChunk(16));
   bytes.writeUIntBE(nowMs, 0, 6);
   bytes[6] = ((bytes[6] as number) & 0x0f) | 0x70;
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
