@@ -32,8 +32,9 @@ input[aria-invalid=true]{border:2px solid var(--bad)}
 .brand[data-brand=mastercard]{background:#c2410c}
 .brand[data-brand=amex]{background:#0f6cb5}
 .brand[data-brand=discover]{background:#b45309}
-.row{display:flex;gap:12px;flex-wrap:wrap}
-.row>.field{flex:1 1 120px}
+.row{display:grid;grid-template-columns:1fr 1fr;column-gap:12px}
+.row>.field{display:grid;grid-row:span 3;grid-template-rows:subgrid;row-gap:0}
+.row>.field>label{align-self:end}
 .error{color:var(--bad);font-size:13px;margin:4px 0 0}
 .error:empty,.alert:empty{display:none}
 .alert{border:1px solid var(--bad);color:var(--bad);border-radius:8px;padding:8px 12px;margin:0 0 12px}
