@@ -4,7 +4,9 @@ import type { Database } from './schema.ts';
 
 /**
  * Runs one unit of writes atomically. Repositories write through this and never open
- * transactions of their own, so that the engine can decide how commits are made.
+ * transactions of their own, so that the engine can decide how commits are made. A unit
+ * touches the database only through the `trx` it is given: on SQLite the batch holds the
+ * one connection, and a query on the outer handle would wait for the batch that waits for it.
  */
 export interface WriteRunner {
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
