@@ -22,7 +22,7 @@ describe.each(ENGINES)('chargebacks (%s)', (engine) => {
     t.call('POST', `/api/v1/sandbox/transactions/${id}/chargeback`, { key: account.secretKey });
   const paid = async (options: SettledOptions = {}) => (await createSettledTransaction(t, shop, options)).id;
   const updates = async (id: string) =>
-    (await t.server.services.repos.events.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
+    (await t.server.services.repos.eventFeed.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
 
   beforeAll(async () => {
     t = await startTestServer(engine, { clock });

@@ -60,7 +60,7 @@ describe.each(ENGINES)('reconciling live attempts of unknown outcome (%s)', (eng
     const tx = await txOf(attemptId);
     expect(tx).toMatchObject({ status: 20, cardBank: 'Double Trust Bank', cardCountry: 'GB' });
     expect(tx?.authorizationCode).toMatch(/^A/);
-    const events = await t.server.services.repos.events.forObject(shop.id, intent.id);
+    const events = await t.server.services.repos.eventFeed.forObject(shop.id, intent.id);
     expect(events.map((e) => e.type)).toEqual([
       'payment_intent.created',
       'payment_intent.processing',

@@ -114,7 +114,7 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     expect(await intentStatus(paid.id)).toBe('succeeded');
     const abandonedTx = await t.server.services.repos.transactions.find(shop.id, abandoned.transactionId);
     expect(abandonedTx?.status).toBe(30);
-    const events = await t.server.services.repos.events.forObject(shop.id, waiting.id);
+    const events = await t.server.services.repos.eventFeed.forObject(shop.id, waiting.id);
     expect(events.at(-1)?.type).toBe('payment_intent.expired');
     expect(await expireDueIntents(paymentDeps(t.server.services))).toEqual([]);
   });

@@ -51,7 +51,7 @@ describe.each(ENGINES)('a client_secret pays exactly once (%s, two server proces
     const txs = await t.server.services.repos.transactions.forIntent(shop.id, intent.id);
     expect(txs).toHaveLength(1);
     expect(txs[0]?.status).toBe(TX_STATUS.settled);
-    const events = await t.server.services.repos.events.forObject(shop.id, intent.id);
+    const events = await t.server.services.repos.eventFeed.forObject(shop.id, intent.id);
     expect(events.filter((e) => e.type === 'payment_intent.succeeded')).toHaveLength(1);
   });
 });

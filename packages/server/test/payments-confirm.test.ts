@@ -119,7 +119,7 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
   it('writes the status changes to the events outbox in order', async () => {
     const intent = await createIntent(t, shop.secretKey);
     const paid = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
-    const { events } = t.server.services.repos;
+    const { eventFeed: events } = t.server.services.repos;
     const forIntent = await events.forObject(shop.id, intent.id);
     expect(forIntent.map((e) => [e.type, e.objectSeq])).toEqual([
       ['payment_intent.created', 1],

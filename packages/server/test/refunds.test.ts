@@ -14,7 +14,7 @@ describe.each(ENGINES)('POST /api/v1/transactions/{id}/refunds (%s)', (engine) =
     (await t.call('GET', `/api/v1/transactions/${id}`, { key: shop.secretKey })).json;
   const paid = async (options: SettledOptions = {}) => (await createSettledTransaction(t, shop, options)).id;
   const updates = async (id: string) =>
-    (await t.server.services.repos.events.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
+    (await t.server.services.repos.eventFeed.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
 
   beforeAll(async () => {
     t = await startTestServer(engine, { clock });

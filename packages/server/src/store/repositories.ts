@@ -4,7 +4,6 @@ import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventFeedRepository } from './repos/event-feed.ts';
-import { EventsRepository } from './repos/events.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
 import { PaymentsRepository } from './repos/payments.ts';
@@ -23,7 +22,6 @@ export interface Repositories {
   intents: IntentsRepository;
   idempotency: IdempotencyRepository;
   transactions: TransactionsRepository;
-  events: EventsRepository;
   payments: PaymentsRepository;
   encryptionKeys: EncryptionKeysRepository;
   refunds: RefundsRepository;
@@ -48,7 +46,6 @@ export function createRepositories(
     intents: new IntentsRepository(db, writes),
     idempotency: new IdempotencyRepository(db, writes),
     transactions: new TransactionsRepository(db),
-    events: new EventsRepository(db),
     payments: new PaymentsRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db),
     refunds: new RefundsRepository(db),

@@ -23,6 +23,18 @@ export class EventFeedRepository implements EventFeed {
     return row && toEvent(row);
   }
 
+  /** Events of one object, oldest first. */
+  async forObject(accountId: string, objectId: string): Promise<StoredEvent[]> {
+    const rows = await this.#db
+      .selectFrom('events')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('object_id', '=', objectId)
+      .orderBy('object_seq')
+      .execute();
+    return rows.map(toEvent);
+  }
+
   async list(accountId: string, limit: number, filter: EventFilter, after?: StoredEvent): Promise<Page<StoredEvent>> {
     let query = this.#db
       .selectFrom('events')

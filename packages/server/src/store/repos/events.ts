@@ -59,32 +59,3 @@ export async function appendEvents(trx: Kysely<Database>, drafts: EventDraft[], 
   }
   return stored;
 }
-
-export class EventsRepository {
-  readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.#db = db;
-  }
-
-  async find(accountId: string, id: string): Promise<StoredEvent | undefined> {
-    const row = await this.#db
-      .selectFrom('events')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toEvent(row);
-  }
-
-  /** Events of one object, oldest first. */
-  async forObject(accountId: string, objectId: string): Promise<StoredEvent[]> {
-    const rows = await this.#db
-      .selectFrom('events')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('object_id', '=', objectId)
-      .orderBy('object_seq')
-      .execute();
-    return rows.map(toEvent);
-  }
-}
