@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
+import { freePort } from './support/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-'));
 const env = { OBOLUS_DATABASE_URL: join(dir, 'cli.db'), OBOLUS_LOG_LEVEL: 'warn' };
@@ -101,15 +101,6 @@ describe('obolus CLI', () => {
     expect(res.stderr).toMatch(/Already up to date/);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `obolus serve` and resolves with everything it printed up to its banner. */
 function serve(serveEnv: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
