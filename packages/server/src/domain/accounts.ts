@@ -103,7 +103,7 @@ function keyRecord(accountId: AccountId, secretKey: string, now: number): Secret
  * so a merchant can deploy the new key before the old one dies.
  */
 export async function rollSecretKey(
-  store: AccountStore,
+  store: Pick<AccountStore, 'find' | 'replaceSecretKey'>,
   clock: Clock,
   accountId: string,
   graceHours: number,

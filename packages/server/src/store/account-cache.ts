@@ -2,8 +2,12 @@ import type { Clock } from '../clock.ts';
 import { SECOND } from '../clock.ts';
 import type { Account, AccountStore, SecretKeyRecord } from '../domain/accounts.ts';
 
-/** How stale a remembered secret key may be: a key roll reaches every process within it. */
-export const ACCOUNT_CACHE_TTL_MS = 5 * SECOND;
+/**
+ * How stale a remembered secret key may be in a process that did not make the change: a
+ * key roll (or a grace period cut short) reaches every other process within it. The
+ * process that rolls forgets the account's keys at once (`replaceSecretKey` below).
+ */
+export const ACCOUNT_CACHE_TTL_MS = 1 * SECOND;
 
 interface Entry<T> {
   value: T;
@@ -16,7 +20,7 @@ interface Entry<T> {
  * remembered: a key made a moment ago works at once, and guessing keys still costs the
  * guesser a lookup each.
  */
-export class AccountCache implements Pick<AccountStore, 'find' | 'findKey'> {
+export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 'replaceSecretKey'> {
   readonly #store: AccountStore;
   readonly #clock: Clock;
   readonly #keys = new Map<string, Entry<SecretKeyRecord>>();
@@ -33,6 +37,14 @@ export class AccountCache implements Pick<AccountStore, 'find' | 'findKey'> {
   /** Never cached: a deactivated account is refused on its next request. */
   find(id: string): Promise<Account | undefined> {
     return this.#store.find(id);
+  }
+
+  /** Rolls through the store, then forgets the account's keys here: the old key fails on the next request. */
+  async replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void> {
+    await this.#store.replaceSecretKey(accountId, key, graceUntil);
+    for (const [digest, entry] of this.#keys) {
+      if (entry.value.accountId === accountId) this.#keys.delete(digest);
+    }
   }
 
   async #cached<T>(map: Map<string, Entry<T>>, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {

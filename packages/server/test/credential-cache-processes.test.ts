@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollSecretKey } from '../src/domain/accounts.ts';
+import { ENGINES } from './support/engines.ts';
+import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const listAt = (url: string, key: string) =>
+  fetch(`${url}/api/v1/payment-intents`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+
+/** Issue 10 item 9: a roll with no grace must not leave the old key working for the cache's lifetime. */
+describe.each(ENGINES)('a secret key rolled with no grace, across processes (%s)', (engine) => {
+  let t: TestServer;
+  let other: SecondProcess;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    other = await startSecondProcess(t);
+  }, 30_000);
+  afterAll(async () => {
+    await other?.stop();
+    await t?.close();
+  });
+
+  it('fails at once in the rolling process and within 1 s in another one', async () => {
+    const shop = await t.newAccount();
+    // Both processes have just remembered the key.
+    expect(await listAt(t.url, shop.secretKey)).toBe(200);
+    expect(await listAt(other.url, shop.secretKey)).toBe(200);
+    const { services } = t.server;
+    const { secretKey } = await rollSecretKey(services.credentials, services.clock, shop.id, 0);
+    const rolledAt = Date.now();
+    expect(await listAt(t.url, shop.secretKey)).toBe(401);
+    expect(await listAt(t.url, secretKey)).toBe(200);
+    let status = await listAt(other.url, shop.secretKey);
+    while (status === 200 && Date.now() - rolledAt < 3000) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await listAt(other.url, shop.secretKey);
+    }
+    expect(status).toBe(401);
+    // One second of cache, plus the time a loaded machine takes to answer a request.
+    expect(Date.now() - rolledAt).toBeLessThan(1500);
+    expect(await listAt(other.url, secretKey)).toBe(200);
+  });
+});
