@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { createAccount, setAccountStatus } from '../domain/accounts.ts';
+import { checkPassword, setDashboardPassword } from '../domain/dashboard/passwords.ts';
 import { printJson, withServices } from './context.ts';
+import { readPasswordLine } from './password-input.ts';
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('Create, list, activate and deactivate merchant accounts.');
@@ -10,9 +12,16 @@ export function registerAccountCommands(program: Command): void {
     .description('Create an account and print its keys (the secret key is shown only this once).')
     .requiredOption('--name <name>', 'the merchant name shoppers see')
     .requiredOption('--email <email>', 'the contact address of the merchant')
+    .option('--password-stdin', 'read a dashboard password (one line, 12 characters or more) from standard input')
     .option('--json', 'print one JSON object and nothing else')
-    .action(async (options: { name: string; email: string; json?: boolean }) => {
-      const created = await withServices((s) => createAccount(s.repos.accounts, s.clock, options));
+    .action(async (options: { name: string; email: string; json?: boolean; passwordStdin?: boolean }) => {
+      const password = options.passwordStdin ? await readPasswordLine() : undefined;
+      if (password !== undefined) checkPassword(password);
+      const created = await withServices(async (s) => {
+        const made = await createAccount(s.repos.accounts, s.clock, options);
+        if (password !== undefined) await setDashboardPassword(s.repos.dashboard, s.clock, made.account.id, password);
+        return made;
+      });
       const out = {
         account_id: created.account.id,
         secret_key: created.secretKey,
@@ -43,6 +52,15 @@ export function registerAccountCommands(program: Command): void {
         return console.log('No accounts yet. Create one with: obolus accounts create --name … --email …');
       for (const r of rows)
         console.log(`${r.account_id}  ${r.status.padEnd(8)}  ${r.name} <${r.email}>  ${r.client_key}`);
+    });
+
+  accounts
+    .command('set-password <id>')
+    .description('Set the dashboard password of an account, read as one line from standard input (never echoed).')
+    .action(async (id: string) => {
+      const password = await readPasswordLine();
+      await withServices((s) => setDashboardPassword(s.repos.dashboard, s.clock, id, password));
+      console.log(`Dashboard password set for ${id}.`);
     });
 
   for (const status of ['activate', 'deactivate'] as const) {

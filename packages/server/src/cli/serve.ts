@@ -15,7 +15,7 @@ export function registerServe(program: Command): void {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
       const demo = await ensureDemoAccount(server.services);
-      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo));
+      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo, config.appUrl));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
@@ -26,7 +26,7 @@ export function registerServe(program: Command): void {
     });
 }
 
-export function banner(baseUrl: string, location: string, demo: DemoAccount | null): string {
+export function banner(baseUrl: string, location: string, demo: DemoAccount | null, appUrl = baseUrl): string {
   const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
   if (demo) {
     const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
@@ -47,6 +47,7 @@ export function banner(baseUrl: string, location: string, demo: DemoAccount | nu
   }
   lines.push(
     `  Payment intents  ${baseUrl}/api/v1/payment-intents`,
+    `  Dashboard        ${appUrl}/dashboard   (set a password: npx obolus accounts set-password <account-id>)`,
     `  Health           ${baseUrl}/healthz   ${baseUrl}/readyz`,
     `  Metrics          ${baseUrl}/metrics`,
     ``,

@@ -123,6 +123,16 @@ export async function setAccountStatus(store: AccountStore, accountId: string, s
   }
 }
 
+/** The secret keys that still work, newest first: the current one and any in their grace period. */
+export async function liveSecretKeys(
+  store: { keysOf(accountId: string): Promise<SecretKeyRecord[]> },
+  clock: Clock,
+  account: Account,
+): Promise<SecretKeyRecord[]> {
+  const now = clock.now();
+  return (await store.keysOf(account.id)).filter((key) => key.expiresAt === null || key.expiresAt > now);
+}
+
 /**
  * Resolves a bearer token to its account. The lookup is by SHA-256 digest, and the digest
  * found is compared again in constant time. Inactive accounts are returned: the caller

@@ -1,12 +1,16 @@
 import type { AccountId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError } from './errors.ts';
-import type { Page } from './intents.ts';
+import type { Mode, Page } from './intents.ts';
 import type { Refund, Transaction, TxStatus } from './transactions.ts';
 
 /** Filters of the transaction list; every one narrows, none widens. Times are ms, inclusive. */
 export interface TransactionFilter {
   status?: TxStatus;
+  mode?: Mode;
+  /** Minor units, inclusive. */
+  amountMin?: number;
+  amountMax?: number;
   paymentIntentId?: string;
   productId?: string;
   externalid?: string;

@@ -11,6 +11,7 @@ import { registerTransactionsApi } from './api/v1/transactions/register.ts';
 import { registerUpdateProduct } from './api/v1/update-product.ts';
 import { registerWebhookRoutes } from './api/v1/webhooks.ts';
 import { registerCheckout } from './checkout/register.ts';
+import { registerDashboard } from './dashboard/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
@@ -72,6 +73,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
+  await registerDashboard(app, services);
 
   await app.register(
     async (api) => {

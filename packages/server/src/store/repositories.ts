@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
+import { DashboardRepository } from './repos/dashboard.ts';
+import { DashboardStatsRepository } from './repos/dashboard-stats.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventFeedRepository } from './repos/event-feed.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
@@ -34,6 +36,9 @@ export interface Repositories {
   webhookDeliveries: WebhookDeliveriesRepository;
   webhookAttempts: WebhookAttemptsRepository;
   eventFeed: EventFeedRepository;
+  /** The merchant dashboard: passwords, sessions, failed sign-ins. */
+  dashboard: DashboardRepository;
+  dashboardStats: DashboardStatsRepository;
 }
 
 /** `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts). */
@@ -57,5 +62,7 @@ export function createRepositories(
     webhookDeliveries: new WebhookDeliveriesRepository(db),
     webhookAttempts: new WebhookAttemptsRepository(db),
     eventFeed: new EventFeedRepository(db),
+    dashboard: new DashboardRepository(db),
+    dashboardStats: new DashboardStatsRepository(db),
   };
 }

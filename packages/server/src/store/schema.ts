@@ -207,6 +207,28 @@ export interface WebhookAttemptsTable {
   next_attempt_at: number | null;
 }
 
+export interface DashboardPasswordsTable {
+  account_id: string;
+  hash: string;
+  updated_at: number;
+}
+
+export interface DashboardSessionsTable {
+  digest: string;
+  account_id: string;
+  csrf_token: string;
+  mode: 'live' | 'sandbox';
+  created_at: number;
+  last_seen_at: number;
+}
+
+export interface SignInFailuresTable {
+  id: string;
+  email: string;
+  client_ip: string;
+  failed_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   secret_keys: SecretKeysTable;
@@ -220,4 +242,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  dashboard_passwords: DashboardPasswordsTable;
+  dashboard_sessions: DashboardSessionsTable;
+  sign_in_failures: SignInFailuresTable;
 }

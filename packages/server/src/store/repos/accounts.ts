@@ -97,6 +97,17 @@ export class AccountsRepository implements AccountStore {
     return row && toKey(row);
   }
 
+  /** The account's keys, newest first (the dashboard shows their last 4). */
+  async keysOf(accountId: string): Promise<SecretKeyRecord[]> {
+    const rows = await this.#db
+      .selectFrom('secret_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map(toKey);
+  }
+
   async replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
       // Keys already dead are dropped; live ones get the grace period (or keep a shorter one).

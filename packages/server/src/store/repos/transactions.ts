@@ -141,6 +141,9 @@ export class TransactionsRepository {
       .orderBy('id', 'desc')
       .limit(limit + 1);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.mode !== undefined) query = query.where('mode', '=', filter.mode);
+    if (filter.amountMin !== undefined) query = query.where('amount', '>=', filter.amountMin);
+    if (filter.amountMax !== undefined) query = query.where('amount', '<=', filter.amountMax);
     if (filter.paymentIntentId !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntentId);
     if (filter.productId !== undefined) query = query.where('product_id', '=', filter.productId);
     if (filter.externalid !== undefined) query = query.where('externalid', '=', filter.externalid);

@@ -67,6 +67,21 @@ export class WebhookAttemptsRepository implements DeliveryLog {
     return row && toAttempt(row);
   }
 
+  /** Every attempt to deliver these events of the account, oldest first (a payment's detail page). */
+  async forEvents(accountId: string, eventIds: readonly string[]): Promise<Attempt[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('event_id', 'in', [...eventIds])
+      .orderBy('attempted_at')
+      .orderBy('id')
+      .limit(200)
+      .execute();
+    return rows.map(toAttempt);
+  }
+
   async listAttempts(
     accountId: AccountId,
     endpointId: string,

@@ -1,0 +1,76 @@
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import { ApiError } from '../errors.ts';
+
+/** Shorter is refused; longer than the maximum is refused too (scrypt's cost grows with it). */
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 1024;
+
+// OWASP's scrypt baseline (N=2^17, r=8, p=1) costs 128 MiB a hash; 2^15 keeps it at 32 MiB.
+const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+const KEY_BYTES = 32;
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash`, base64: the parameters travel with the hash, so they can be raised later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, PARAMS);
+  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** Constant-time comparison of the derived key; a malformed stored hash verifies nothing. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** A hash no password matches: compared against when the email is unknown, so timing says nothing. */
+let decoy: Promise<string> | undefined;
+export const decoyHash = () => {
+  decoy ??= hashPassword(randomBytes(24).toString('base64'));
+  return decoy;
+};
+
+export interface PasswordStore {
+  /** False when there is no such account. */
+  setPassword(accountId: string, hash: string, now: number): Promise<boolean>;
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH) {
+    throw new ApiError(
+      'parameter_invalid',
+      `The password must be at least ${PASSWORD_MIN_LENGTH} characters.`,
+      'password',
+    );
+  }
+  if (password.length > PASSWORD_MAX_LENGTH) {
+    throw new ApiError(
+      'parameter_invalid',
+      `The password must be at most ${PASSWORD_MAX_LENGTH} characters.`,
+      'password',
+    );
+  }
+}
+
+/** Sets (or replaces) the dashboard password of an account; its sessions stay as they are. */
+export async function setDashboardPassword(
+  store: PasswordStore,
+  clock: Clock,
+  accountId: string,
+  password: string,
+): Promise<void> {
+  checkPassword(password);
+  if (!(await store.setPassword(accountId, await hashPassword(password), clock.now()))) {
+    throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+  }
+}

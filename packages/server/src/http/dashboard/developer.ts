@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { liveSecretKeys, rollSecretKey } from '../../domain/accounts.ts';
+import { setAllowedOrigins } from '../../domain/allowed-origins.ts';
+import type { Services } from '../services.ts';
+import { field, requireActive, type Signed, seeOther } from './context.ts';
+import { when } from './format.ts';
+import { page, postForm } from './layout.ts';
+import { html, type Markup } from './markup.ts';
+import { getPage, postAction } from './routes.ts';
+import { endpointsSection } from './webhooks.ts';
+
+/** The grace periods a merchant can choose when rolling its secret key, in hours. */
+const GRACE_CHOICES = [
+  { hours: 0, label: 'Now (the old key stops at once)' },
+  { hours: 1, label: 'In 1 hour' },
+  { hours: 24, label: 'In 24 hours' },
+  { hours: 24 * 7, label: 'In 7 days' },
+] as const;
+
+function originsSection(signed: Signed): Markup {
+  const origins = signed.account.allowedOrigins;
+  const rows = origins.map(
+    (origin) =>
+      html`<li><code>${origin}</code> ${postForm(signed, '/dashboard/developer/origins/remove', html`<input type="hidden" name="origin" value="${origin}"><button class="secondary" type="submit" aria-label="Remove ${origin}">Remove</button>`)}</li>`,
+  );
+  return html`<section class="panel" aria-labelledby="origins"><h2 id="origins">Allowed origins of the widget</h2>
+<p class="muted">Pages that may embed your checkout widget. With none, any page may.</p>
+${rows.length ? html`<ul>${rows}</ul>` : html`<p>None: any page may embed the widget.</p>`}
+${postForm(signed, '/dashboard/developer/origins', html`<label>Origin<input name="origin" required placeholder="https://shop.example" maxlength="300"></label><button type="submit">Add origin</button>`, 'fields')}</section>`;
+}
+
+/** Client key, masked secret keys, key roll, allowed origins, webhook endpoints. */
+export function registerDeveloperPages(scope: FastifyInstance, services: Services): void {
+  const render = async (signed: Signed, shownOnce: Markup = html``) => {
+    const keys = await liveSecretKeys(services.repos.accounts, services.clock, signed.account);
+    const keyRows = keys.map(
+      (k) =>
+        html`<li><code>sk_…${k.last4}</code> created ${when(k.createdAt)}${k.expiresAt === null ? ' (current)' : html` · stops working ${when(k.expiresAt)}`}</li>`,
+    );
+    const grace = GRACE_CHOICES.map((g) => html`<option value="${g.hours}">${g.label}</option>`);
+    const body = html`${shownOnce}<p>The API reference is at <a href="/docs">/docs</a>.</p>
+<section class="panel" aria-labelledby="keys"><h2 id="keys">API keys</h2>
+<p>Client key (publishable, for the widget): <code>${signed.account.clientKey}</code></p>
+<p>Secret keys (for your server; shown in full only once):</p><ul>${keyRows}</ul>
+${postForm(signed, '/dashboard/developer/roll', html`<label>The current key stops working<select name="grace">${grace}</select></label><button class="danger" type="submit">Roll secret key</button>`, 'fields')}</section>
+${originsSection(signed)}${await endpointsSection(services, signed)}`;
+    return page(signed, { title: 'Developer', section: '/dashboard/developer', body });
+  };
+
+  getPage(scope, '/developer', async (signed) => render(signed));
+
+  postAction(scope, '/developer/roll', async (signed, request) => {
+    requireActive(signed);
+    const hours = GRACE_CHOICES.find((g) => String(g.hours) === field(request, 'grace'))?.hours ?? 0;
+    // Through the process's credential cache: the old key is refused here from the next request.
+    const rolled = await rollSecretKey(services.credentials, services.clock, signed.account.id, hours);
+    const until = hours === 0 ? 'has stopped working' : `works until ${when(rolled.previousKeysExpireAt)}`;
+    return render(
+      signed,
+      html`<div class="notice" role="status"><p><strong>Your new secret key</strong>, shown this once: copy it now.</p><code class="secret">${rolled.secretKey}</code><p>The previous key ${until}.</p></div>`,
+    );
+  });
+
+  postAction(scope, '/developer/origins', async (signed, request, reply) => {
+    await setAllowedOrigins(services.repos.allowedOrigins, signed.account.id, [
+      ...signed.account.allowedOrigins,
+      field(request, 'origin').trim(),
+    ]);
+    return seeOther(reply, '/dashboard/developer');
+  });
+
+  postAction(scope, '/developer/origins/remove', async (signed, request, reply) => {
+    const gone = field(request, 'origin');
+    await setAllowedOrigins(
+      services.repos.allowedOrigins,
+      signed.account.id,
+      signed.account.allowedOrigins.filter((o) => o !== gone),
+    );
+    return seeOther(reply, '/dashboard/developer');
+  });
+}

@@ -1,0 +1,117 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { resumeSession } from '../../domain/dashboard/sessions.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { ERROR_STATUS } from '../error-statuses.ts';
+import type { Services } from '../services.ts';
+import { cookieOf, Refusal, SESSION_COOKIE, THEME_COOKIE, type Theme } from './context.ts';
+import { registerDeveloperPages } from './developer.ts';
+import { errorPage } from './error-page.ts';
+import { registerHome } from './home.ts';
+import { html } from './markup.ts';
+import { registerPaymentPage } from './payment-page.ts';
+import { registerPayments } from './payments.ts';
+import { registerProducts } from './products.ts';
+import { registerSignIn } from './sign-in.ts';
+import { DASHBOARD_STYLE_HASH } from './style.ts';
+import { registerWebhookPages } from './webhooks.ts';
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+const CSP = [
+  "default-src 'none'",
+  `style-src ${DASHBOARD_STYLE_HASH}`,
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * The merchant dashboard at {app_url}/dashboard (docs/dashboard.md): server-rendered pages,
+ * no script at all, a session cookie that never reaches /api/v1 (Path=/dashboard, and the
+ * API reads only bearer keys), CSRF tokens and an Origin check on every POST.
+ */
+export async function registerDashboard(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(
+    async (scope) => {
+      scope.decorateRequest('dashboard', null);
+      scope.decorateRequest('theme', 'system');
+      scope.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
+        (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+      );
+      scope.addHook('onRequest', async (request, reply) => {
+        reply
+          .header('Content-Security-Policy', CSP)
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('Referrer-Policy', 'same-origin')
+          .header('X-Frame-Options', 'DENY')
+          .header('Cache-Control', 'no-store');
+        request.theme = themeOf(cookieOf(request, THEME_COOKIE));
+        const token = cookieOf(request, SESSION_COOKIE);
+        if (!token) return;
+        const resumed = await resumeSession(
+          { sessions: services.repos.dashboard, accounts: services.repos.accounts },
+          services.clock,
+          token,
+        );
+        if (resumed) request.dashboard = { ...resumed, theme: request.theme };
+      });
+      scope.addHook('preHandler', async (request) => {
+        if (request.method !== 'POST') return;
+        if (!sameOrigin(request, services.config.appUrl)) throw refused('This form was sent from another site.');
+      });
+      scope.setErrorHandler((error: FastifyError, request, reply) => renderError(error, request, reply));
+      scope.setNotFoundHandler((request, reply) =>
+        reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(errorPage(request, 'Not found', 'There is no such page.')),
+      );
+      registerSignIn(scope, services);
+      registerHome(scope, services);
+      registerPayments(scope, services);
+      registerPaymentPage(scope, services);
+      registerProducts(scope, services);
+      registerDeveloperPages(scope, services);
+      registerWebhookPages(scope, services);
+    },
+    { prefix: '/dashboard' },
+  );
+}
+
+const themeOf = (text: string | undefined): Theme => (text === 'light' || text === 'dark' ? text : 'system');
+
+const refused = (message: string) => new Refusal(403, message);
+
+/**
+ * Browsers send Origin on every POST. It must be the app URL's origin, or the origin the
+ * request was addressed to (an operator reaching the dashboard by another host name).
+ */
+function sameOrigin(request: FastifyRequest, appUrl: string): boolean {
+  const origin = request.headers.origin;
+  if (!origin || origin === 'null') return false;
+  return origin === new URL(appUrl).origin || origin === `${request.protocol}://${request.host}`;
+}
+
+function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  let status = 500;
+  let message = 'Something went wrong on our side. Try again; if it keeps happening, look at the server log.';
+  if (error instanceof Refusal) {
+    status = error.status;
+    message = error.message;
+  } else if (error instanceof ApiError) {
+    status = ERROR_STATUS[error.code].status;
+    message = error.message;
+  } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    status = error.statusCode;
+    message = status === 413 ? 'The form is too large.' : 'The request could not be read.';
+  } else {
+    request.log.error({ err: error }, 'dashboard page failed');
+  }
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(errorPage(request, status >= 500 ? 'Error' : 'Refused', message, html``));
+}
