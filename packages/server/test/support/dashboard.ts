@@ -1,0 +1,69 @@
+import { expect } from 'vitest';
+import { createAccount } from '../../src/domain/accounts.ts';
+import { setDashboardPassword } from '../../src/domain/dashboard/passwords.ts';
+import type { TestAccount, TestServer } from './server.ts';
+
+export const PASSWORD = 'correct horse battery staple';
+
+let merchants = 0;
+
+/** A fresh account with an email of its own and a dashboard password. */
+export async function merchant(
+  t: TestServer,
+  options: { name?: string; origins?: string[] } = {},
+): Promise<TestAccount & { email: string }> {
+  const { services } = t.server;
+  const email = `owner${++merchants}-${Math.random().toString(36).slice(2, 8)}@shop.example`;
+  const created = await createAccount(services.repos.accounts, services.clock, {
+    name: options.name ?? `Shop ${merchants}`,
+    email,
+    allowedOrigins: options.origins ?? [],
+  });
+  await setDashboardPassword(services.repos.dashboard, services.clock, created.account.id, PASSWORD);
+  return { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey, email };
+}
+
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** A form post as a browser on the dashboard's own origin sends it. */
+export function postForm(
+  url: string,
+  path: string,
+  fields: Record<string, string>,
+  options: { cookie?: string; origin?: string | null } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  const origin = options.origin === undefined ? originOf(url) : options.origin;
+  if (origin !== null) headers.origin = origin;
+  if (options.cookie) headers.cookie = options.cookie;
+  return fetch(url + path, { method: 'POST', headers, body: new URLSearchParams(fields), redirect: 'manual' });
+}
+
+export interface HttpSession {
+  cookie: string;
+  setCookie: string;
+  csrf: string;
+  get(path: string): Promise<Response>;
+  post(path: string, fields?: Record<string, string>): Promise<Response>;
+}
+
+/** Signs in over HTTP and reads the CSRF token from the home page, as a browser would. */
+export async function signInHttp(t: TestServer, email: string, password = PASSWORD): Promise<HttpSession> {
+  const res = await postForm(t.url, '/dashboard/sign-in', { email, password });
+  expect(res.status).toBe(303);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const cookie = setCookie.split(';')[0] as string;
+  const get = (path: string) => fetch(t.url + path, { headers: { cookie }, redirect: 'manual' });
+  const home = await (await get('/dashboard')).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(home)?.[1] ?? '';
+  expect(csrf).not.toBe('');
+  return {
+    cookie,
+    setCookie,
+    csrf,
+    get,
+    post: (path, fields = {}) => postForm(t.url, path, { csrf, ...fields }, { cookie }),
+  };
+}
