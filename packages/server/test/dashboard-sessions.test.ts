@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/clock.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_MAX_FAILURES } from '../src/domain/dashboard/sessions.ts';
+import { OBOLUS_BIN } from './support/cli.ts';
+import { merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
+import { ENGINES } from './support/engines.ts';
+import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const MINUTE = 60_000;
+
+describe.each(ENGINES)('dashboard session timeouts (%s)', (engine) => {
+  let t: TestServer;
+  const clock = new ManualClock(Date.UTC(2026, 10, 4, 9));
+  beforeAll(async () => {
+    t = await startTestServer(engine, { clock });
+  });
+  afterAll(() => t.close());
+
+  it('ends a session idle for 2 hours, and any session 12 hours after sign-in', async () => {
+    const shop = await merchant(t);
+    const idle = await signInHttp(t, shop.email);
+    clock.advance(SESSION_IDLE_MS - MINUTE);
+    expect((await idle.get('/dashboard/payments')).status).toBe(200);
+    clock.advance(SESSION_IDLE_MS - MINUTE);
+    expect((await idle.get('/dashboard/payments')).status).toBe(200);
+    clock.advance(SESSION_IDLE_MS);
+    expect((await idle.get('/dashboard/payments')).status).toBe(303);
+
+    const busy = await signInHttp(t, shop.email);
+    // Busy all along: a request every hour, for 11 h 59 min, then the 12 h are up.
+    for (let hour = 1; hour < SESSION_ABSOLUTE_MS / (60 * MINUTE); hour++) {
+      clock.advance(60 * MINUTE);
+      expect((await busy.get('/dashboard/payments')).status).toBe(200);
+    }
+    clock.advance(59 * MINUTE);
+    expect((await busy.get('/dashboard/payments')).status).toBe(200);
+    clock.advance(MINUTE);
+    expect((await busy.get('/dashboard/payments')).status).toBe(303);
+  });
+});
+
+describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
+  let t: TestServer;
+  let other: SecondProcess;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    other = await startSecondProcess(t);
+  }, 30_000);
+  afterAll(async () => {
+    await other?.stop();
+    await t?.close();
+  });
+
+  it('answers 429 after 10 failures for an account in 15 minutes, counted over both processes', async () => {
+    const shop = await merchant(t);
+    // One failure from each of ten addresses: only the account's count reaches ten.
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) {
+      const url = i % 2 === 0 ? t.url : other.url;
+      const res = await signInFrom(`127.0.1.${i + 1}`, url, shop.email, `wrong password ${i}`);
+      expect(res.status).toBe(401);
+    }
+    // Even the right password, from a fresh address: the limit answers before the password is checked.
+    for (const url of [t.url, other.url]) {
+      const res = await signInFrom('127.0.1.100', url, shop.email, PASSWORD);
+      expect(res.status).toBe(429);
+      expect(res.retryAfter).toBe('900');
+    }
+    expect((await signInFrom('127.0.1.100', t.url, (await merchant(t)).email, PASSWORD)).status).toBe(303);
+  });
+
+  it('answers 429 after 10 failures from one client address, whatever the emails', async () => {
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) {
+      const url = i % 2 === 0 ? t.url : other.url;
+      const res = await signInFrom('127.0.2.1', url, `nobody${i}@x.example`, 'wrong password!');
+      expect(res.status).toBe(401);
+    }
+    const shop = await merchant(t);
+    expect((await signInFrom('127.0.2.1', other.url, shop.email, PASSWORD)).status).toBe(429);
+    expect((await signInFrom('127.0.2.2', other.url, shop.email, PASSWORD)).status).toBe(303);
+  });
+});
+
+/** A sign-in form post from a given loopback address, so that tests can be several clients. */
+function signInFrom(localAddress: string, url: string, email: string, password: string) {
+  const body = new URLSearchParams({ email, password }).toString();
+  const target = new URL(`${url}/dashboard/sign-in`);
+  return new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+    const req = request(
+      target,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: target.origin },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function cli(args: string[], env: Record<string, string>, stdin: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [OBOLUS_BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+describe('obolus accounts set-password and create --password-stdin', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer('sqlite');
+  });
+  afterAll(() => t.close());
+
+  it('reads one line from stdin, refuses fewer than 12 characters, never prints it, and lists emails', async () => {
+    const env = { OBOLUS_DATABASE_URL: t.database.url };
+    const created = await cli(
+      ['accounts', 'create', '--name', 'Cli Shop', '--email', 'cli@shop.example', '--password-stdin', '--json'],
+      env,
+      'first password 123\n',
+    );
+    expect(created.code).toBe(0);
+    const { account_id: id } = JSON.parse(created.stdout);
+    expect(created.stdout + created.stderr).not.toContain('first password 123');
+    await signInHttp(t, 'cli@shop.example', 'first password 123');
+
+    const short = await cli(['accounts', 'set-password', id], env, 'elevenchars\n');
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain('at least 12 characters');
+    const set = await cli(['accounts', 'set-password', id], env, 'a much longer secret\nignored second line\n');
+    expect(set.code).toBe(0);
+    expect(set.stdout + set.stderr).not.toContain('a much longer secret');
+    await signInHttp(t, 'cli@shop.example', 'a much longer secret');
+    const missing = await cli(['accounts', 'set-password', 'acct_nope'], env, 'a much longer secret\n');
+    expect(missing.code).not.toBe(0);
+
+    const list = JSON.parse((await cli(['accounts', 'list', '--json'], env, '')).stdout);
+    expect(list.find((a: { account_id: string }) => a.account_id === id).email).toBe('cli@shop.example');
+  }, 30_000);
+});
