@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { liveSecretKeys, rollSecretKey } from '../../domain/accounts.ts';
+import { liveSecretKeys, rollSecretKey, type SecretKeyRecord } from '../../domain/accounts.ts';
 import { setAllowedOrigins } from '../../domain/allowed-origins.ts';
 import type { Services } from '../services.ts';
-import { field, requireActive, type Signed, seeOther } from './context.ts';
+import { field, Refusal, requireActive, type Signed, seeOther } from './context.ts';
 import { when } from './format.ts';
 import { page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
@@ -16,6 +16,9 @@ const GRACE_CHOICES = [
   { hours: 24, label: 'In 24 hours' },
   { hours: 24 * 7, label: 'In 7 days' },
 ] as const;
+
+/** Which key a roll form was made for: a form sent twice finds another key current. */
+const keyStamp = (key: SecretKeyRecord) => `${key.createdAt}-${key.last4}`;
 
 function originsSection(signed: Signed): Markup {
   const origins = signed.account.allowedOrigins;
@@ -37,12 +40,13 @@ export function registerDeveloperPages(scope: FastifyInstance, services: Service
       (k) =>
         html`<li><code>sk_…${k.last4}</code> created ${when(k.createdAt)}${k.expiresAt === null ? ' (current)' : html` · stops working ${when(k.expiresAt)}`}</li>`,
     );
+    const current = keys.find((k) => k.expiresAt === null);
     const grace = GRACE_CHOICES.map((g) => html`<option value="${g.hours}">${g.label}</option>`);
     const body = html`${shownOnce}<p>The API reference is at <a href="/docs">/docs</a>.</p>
 <section class="panel" aria-labelledby="keys"><h2 id="keys">API keys</h2>
 <p>Client key (publishable, for the widget): <code>${signed.account.clientKey}</code></p>
 <p>Secret keys (for your server; shown in full only once):</p><ul>${keyRows}</ul>
-${postForm(signed, '/dashboard/developer/roll', html`<label>The current key stops working<select name="grace">${grace}</select></label><button class="danger" type="submit">Roll secret key</button>`, 'fields')}</section>
+${postForm(signed, '/dashboard/developer/roll', html`<input type="hidden" name="current" value="${current ? keyStamp(current) : ''}"><label>The current key stops working<select name="grace">${grace}</select></label><button class="danger" type="submit">Roll secret key</button>`, 'fields')}</section>
 ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     return page(signed, { title: 'Developer', section: '/dashboard/developer', body });
   };
@@ -51,6 +55,15 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
 
   postAction(scope, '/developer/roll', async (signed, request) => {
     requireActive(signed);
+    // A reload re-sends this form: it must not roll again (and kill the key just shown).
+    const keys = await liveSecretKeys(services.repos.accounts, services.clock, signed.account);
+    const current = keys.find((k) => k.expiresAt === null);
+    if (!current || field(request, 'current') !== keyStamp(current)) {
+      throw new Refusal(
+        409,
+        'This key was already rolled (was the form sent twice?). The new key was shown once; if you did not copy it, roll again from the Developer page.',
+      );
+    }
     const hours = GRACE_CHOICES.find((g) => String(g.hours) === field(request, 'grace'))?.hours ?? 0;
     // Through the process's credential cache: the old key is refused here from the next request.
     const rolled = await rollSecretKey(services.credentials, services.clock, signed.account.id, hours);
