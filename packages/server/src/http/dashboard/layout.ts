@@ -44,9 +44,9 @@ function header(signed: Signed, current: string): Markup {
   const links = SECTIONS.map(
     (s) => html`<li><a href="${s.path}"${current === s.path ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   );
-  return html`<header><span class="brand">Obolus · ${signed.account.name}</span>
+  return html`<header><span class="brand">Obolus · ${signed.account.name}<span class="badge">${session.mode}</span></span>
 <nav aria-label="Dashboard"><ul>${links}</ul></nav>
-${postForm(signed, '/dashboard/mode', html`<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${current}"><button class="secondary" type="submit">Viewing ${session.mode} · switch to ${other}</button>`)}
+${postForm(signed, '/dashboard/mode', html`<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${current}"><button class="secondary" type="submit">Show ${other} data</button>`)}
 ${themeToggle(signed.theme, current, session)}
 ${postForm(signed, '/dashboard/sign-out', html`<button class="secondary" type="submit">Sign out</button>`)}
 </header>`;

@@ -79,7 +79,7 @@ function actions(signed: Signed, d: PaymentDetail): Markup {
         )
       : '';
   if (!refund && !chargeback) return html``;
-  return html`<section class="panel" aria-label="Actions">${refund}${chargeback}</section>`;
+  return html`<section class="panel actions" aria-label="Actions">${refund}${chargeback}</section>`;
 }
 
 /** The payment's page, the refund's confirmation step, the refund and the sandbox chargeback. */

@@ -48,8 +48,8 @@ function productRow(signed: Signed, baseUrl: string, p: Product): Markup {
     `/dashboard/products/${p.id}/active`,
     html`<input type="hidden" name="active" value="${p.active ? 'false' : 'true'}"><button class="secondary" type="submit">${p.active ? 'Deactivate' : 'Activate'}</button>`,
   );
-  return html`<tr><td><a href="/dashboard/products/${p.id}">${p.name}</a></td><td class="num">${money(p.amount, p.currency)}</td><td>${p.mode}</td><td>${p.active ? 'active' : 'inactive'}</td>
-<td><label>Checkout link<input readonly value="${link}" size="30"></label></td><td>${toggle}</td></tr>`;
+  return html`<tr><td><a href="/dashboard/products/${p.id}">${p.name}</a></td><td class="num">${money(p.amount, p.currency)}</td><td class="hide-narrow">${p.mode}</td><td class="hide-narrow">${p.active ? 'active' : 'inactive'}</td>
+<td class="hide-narrow"><label>Checkout link<input readonly value="${link}" size="30"></label></td><td>${toggle}</td></tr>`;
 }
 
 /** Products: list, create, edit, activate / deactivate; the hosted checkout link to copy. */
@@ -64,7 +64,7 @@ export function registerProducts(scope: FastifyInstance, services: Services): vo
 <h2>Your products</h2>${
       rows.length === 0
         ? html`<p class="muted">No products yet.</p>`
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Products"><table><thead><tr><th>Name</th><th class="num">Amount</th><th>Mode</th><th>State</th><th>Hosted page</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>`
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Products"><table><thead><tr><th>Name</th><th class="num">Amount</th><th class="hide-narrow">Mode</th><th class="hide-narrow">State</th><th class="hide-narrow">Hosted page</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>`
     }${list.hasMore && last ? html`<nav class="pager" aria-label="Pages"><a href="/dashboard/products?after=${last.id}">Next page</a></nav>` : ''}`;
     return page(signed, { title: 'Products', section: '/dashboard/products', body });
   });

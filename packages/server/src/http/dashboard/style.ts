@@ -19,6 +19,9 @@ main{max-width:1100px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:.2em 0 .6em}
 h2{font-size:1.15rem;margin:1.4em 0 .5em}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:14px 16px;margin:0 0 16px}
+.panel>h2:first-child{margin-top:0}
+.actions{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:flex-end}
+.badge{display:inline-block;margin-left:6px;padding:1px 8px;border-radius:999px;border:1px solid var(--accent);color:var(--accent);font-size:.8rem;font-weight:600}
 .banner{background:var(--warn-bg);color:var(--warn-fg);border-bottom:1px solid var(--line);padding:10px 16px}
 .notice{border-left:4px solid var(--accent);padding:8px 12px;background:var(--panel);margin:0 0 16px}
 .error{border-left-color:var(--bad)}

@@ -8,7 +8,7 @@ import {
   type WebhookEndpoint,
 } from '../../domain/webhooks/endpoints.ts';
 import type { Services } from '../services.ts';
-import { field, type Signed, seeOther } from './context.ts';
+import { field, Refusal, type Signed, seeOther } from './context.ts';
 import { when } from './format.ts';
 import { page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
@@ -41,7 +41,7 @@ async function endpointPage(services: Services, signed: Signed, id: string, befo
 <td>${postForm(signed, `/dashboard/developer/webhooks/${id}/resend`, html`<input type="hidden" name="event_id" value="${a.eventId}"><button class="secondary" type="submit" aria-label="Resend ${a.eventType} ${a.eventId}">Resend</button>`)}</td></tr>`,
   );
   const body = html`${before}<p class="mono">${endpoint.url}</p>
-${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<label>The current secret stops signing<select name="grace"><option value="0">Now</option><option value="24">In 24 hours</option></select></label><button class="danger" type="submit">Roll signing secret</button>`, 'panel fields')}
+${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type="hidden" name="secret_of" value="${endpoint.updatedAt}"><label>The current secret stops signing<select name="grace"><option value="0">Now</option><option value="24">In 24 hours</option></select></label><button class="danger" type="submit">Roll signing secret</button>`, 'panel fields')}
 <h2>Delivery attempts</h2>${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Delivery attempts"><table><thead><tr><th>When</th><th>Event</th><th>Answer</th><th class="num">ms</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No attempts yet.</p>`}
 <p><a href="/dashboard/developer">Back to Developer</a></p>`;
   return page(signed, { title: 'Webhook endpoint', section: '/dashboard/developer', body });
@@ -88,6 +88,14 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
 
   postAction<Id>(scope, '/developer/webhooks/:id/roll', async (signed, request) => {
     const hours = field(request, 'grace') === '24' ? 24 : 0;
+    // A reload re-sends this form: it must not roll again (and end the secret just shown).
+    const current = await retrieveWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
+    if (field(request, 'secret_of') !== String(current.updatedAt)) {
+      throw new Refusal(
+        409,
+        'This endpoint changed since the page was shown (was the form sent twice?). Open it again and roll from there.',
+      );
+    }
     const endpoint = await rollEndpointSecret(
       services.repos.webhookEndpoints,
       services.clock,
