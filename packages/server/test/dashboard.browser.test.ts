@@ -121,42 +121,53 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     expect(replay.status).toBe(303);
   }, 60_000);
 
-  it('every page passes axe-core in both themes and fits 375 px; merchant markup is text that runs nothing', async () => {
-    const shop = await merchant(t, { name: '<script>window.pwned=1</script>' });
-    await t.call('POST', '/api/v1/products', {
-      key: shop.secretKey,
-      body: { name: '<img src=x onerror="window.pwned=2">', amount: 1250, currency: 'USD', mode: 'sandbox' },
-    });
-    const intent = await createIntent(t, shop, { amount: 4200, metadata: { order: '<b>42</b>' } });
-    const opened = await openHostPage(browser, host, t, { pk: shop.clientKey, clientSecret: intent.client_secret });
-    await fillCard(opened.widget, '4242424242424242');
-    await opened.widget.getByRole('button', { name: 'Pay $42.00' }).click();
-    const [paid] = await results(opened.page, 1);
-    const pages = [
-      ['home', '/dashboard'],
-      ['payments', '/dashboard/payments'],
-      ['payment', `/dashboard/payments/${paid.transaction_id}`],
-      ['refund-confirm', `/dashboard/payments/${paid.transaction_id}/refund?amount=10.00`],
-      ['products', '/dashboard/products'],
-      ['developer', '/dashboard/developer'],
-    ] as const;
-    for (const dark of [false, true]) {
-      for (const width of [1280, 375]) {
-        const theme = dark ? 'dark' : 'light';
-        const signedOut = await (await browser.context({ width, dark })).newPage();
-        await signedOut.goto(`${t.url}/dashboard`);
-        if (width === 1280) expect(await seriousViolations(signedOut), `sign-in ${theme}`).toEqual([]);
-        await capture(signedOut, `sign-in-${theme}-${width}`);
-        const { page } = await signInBrowser(browser, t, shop.email, { width, dark });
-        for (const [name, path] of pages) {
-          await page.goto(t.url + path);
-          if (width === 1280) expect(await seriousViolations(page), `${name} ${theme}`).toEqual([]);
-          await capture(page, `${name}-${theme}-${width}`);
-          expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+  // Pages render the same over either engine: the long axe-and-screenshot pass runs once.
+  it.runIf(engine === ENGINES[0])(
+    'every page passes axe-core in both themes and fits 375 px; merchant markup is text that runs nothing',
+    async () => {
+      const shop = await merchant(t, { name: '<script>window.pwned=1</script>' });
+      await t.call('POST', '/api/v1/products', {
+        key: shop.secretKey,
+        body: { name: '<img src=x onerror="window.pwned=2">', amount: 1250, currency: 'USD', mode: 'sandbox' },
+      });
+      const intent = await createIntent(t, shop, { amount: 4200, metadata: { order: '<b>42</b>' } });
+      const opened = await openHostPage(browser, host, t, { pk: shop.clientKey, clientSecret: intent.client_secret });
+      await fillCard(opened.widget, '4242424242424242');
+      await opened.widget.getByRole('button', { name: 'Pay $42.00' }).click();
+      const [paid] = await results(opened.page, 1);
+      const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
+        key: shop.secretKey,
+        body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
+      });
+      expect(endpoint.status).toBe(200);
+      const pages = [
+        ['home', '/dashboard'],
+        ['payments', '/dashboard/payments'],
+        ['payment', `/dashboard/payments/${paid.transaction_id}`],
+        ['refund-confirm', `/dashboard/payments/${paid.transaction_id}/refund?amount=10.00`],
+        ['products', '/dashboard/products'],
+        ['developer', '/dashboard/developer'],
+        ['webhook-endpoint', `/dashboard/developer/webhooks/${endpoint.json.id}`],
+      ] as const;
+      for (const dark of [false, true]) {
+        for (const width of [1280, 375]) {
+          const theme = dark ? 'dark' : 'light';
+          const signedOut = await (await browser.context({ width, dark })).newPage();
+          await signedOut.goto(`${t.url}/dashboard`);
+          if (width === 1280) expect(await seriousViolations(signedOut), `sign-in ${theme}`).toEqual([]);
+          await capture(signedOut, `sign-in-${theme}-${width}`);
+          const { page } = await signInBrowser(browser, t, shop.email, { width, dark });
+          for (const [name, path] of pages) {
+            await page.goto(t.url + path);
+            if (width === 1280) expect(await seriousViolations(page), `${name} ${theme}`).toEqual([]);
+            await capture(page, `${name}-${theme}-${width}`);
+            expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+          }
         }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it('the theme toggle overrides the system preference', async () => {
     const shop = await merchant(t);
@@ -168,5 +179,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     expect(await background()).not.toBe(light);
     expect(await seriousViolations(page)).toEqual([]);
+    // The check itself can fail: an unlabelled field is a critical violation.
+    await page.setContent('<!doctype html><html lang="en"><title>x</title><main><input></main></html>');
+    expect((await seriousViolations(page)).join()).toContain('label');
   });
 });

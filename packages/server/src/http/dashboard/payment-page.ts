@@ -35,10 +35,10 @@ const table = (label: string, head: Markup, rows: Markup[]) =>
 function history(d: PaymentDetail): Markup {
   return html`<h2>Attempts</h2>${table(
     'Attempts',
-    html`<th>Created</th><th>Outcome</th><th>Decline code</th><th>Card</th>`,
+    html`<th>Created</th><th>Outcome</th><th>Decline code</th><th class="hide-narrow">Card</th>`,
     d.attempts.map(
       (a) =>
-        html`<tr><td><a href="/dashboard/payments/${a.id}"${a.id === d.transaction.id ? html` aria-current="page"` : ''}>${when(a.createdAt)}</a></td><td class="${statusClass(a)}">${TX_STATUS_TEXT[a.status]}</td><td>${a.declineCode ?? ''}</td><td class="mono">${maskedCard(a.card)}</td></tr>`,
+        html`<tr><td><a href="/dashboard/payments/${a.id}"${a.id === d.transaction.id ? html` aria-current="page"` : ''}>${when(a.createdAt)}</a></td><td class="${statusClass(a)}">${TX_STATUS_TEXT[a.status]}</td><td>${a.declineCode ?? ''}</td><td class="mono hide-narrow">${maskedCard(a.card)}</td></tr>`,
     ),
   )}
 <h2>Refunds</h2>${table(
