@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_MAX_FAILURES } from '../src/domain/dashboard/sessions.ts';
-import { OBOLUS_BIN } from './support/cli.ts';
+import { runCli } from './support/cli.ts';
 import { merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
@@ -105,19 +104,6 @@ function signInFrom(localAddress: string, url: string, email: string, password: 
   });
 }
 
-function cli(args: string[], env: Record<string, string>, stdin: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [OBOLUS_BIN, ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
 describe('obolus accounts set-password and create --password-stdin', () => {
   let t: TestServer;
   beforeAll(async () => {
@@ -127,7 +113,7 @@ describe('obolus accounts set-password and create --password-stdin', () => {
 
   it('reads one line from stdin, refuses fewer than 12 characters, never prints it, and lists emails', async () => {
     const env = { OBOLUS_DATABASE_URL: t.database.url };
-    const created = await cli(
+    const created = await runCli(
       ['accounts', 'create', '--name', 'Cli Shop', '--email', 'cli@shop.example', '--password-stdin', '--json'],
       env,
       'first password 123\n',
@@ -137,17 +123,17 @@ describe('obolus accounts set-password and create --password-stdin', () => {
     expect(created.stdout + created.stderr).not.toContain('first password 123');
     await signInHttp(t, 'cli@shop.example', 'first password 123');
 
-    const short = await cli(['accounts', 'set-password', id], env, 'elevenchars\n');
+    const short = await runCli(['accounts', 'set-password', id], env, 'elevenchars\n');
     expect(short.code).not.toBe(0);
     expect(short.stderr).toContain('at least 12 characters');
-    const set = await cli(['accounts', 'set-password', id], env, 'a much longer secret\nignored second line\n');
+    const set = await runCli(['accounts', 'set-password', id], env, 'a much longer secret\nignored second line\n');
     expect(set.code).toBe(0);
     expect(set.stdout + set.stderr).not.toContain('a much longer secret');
     await signInHttp(t, 'cli@shop.example', 'a much longer secret');
-    const missing = await cli(['accounts', 'set-password', 'acct_nope'], env, 'a much longer secret\n');
+    const missing = await runCli(['accounts', 'set-password', 'acct_nope'], env, 'a much longer secret\n');
     expect(missing.code).not.toBe(0);
 
-    const list = JSON.parse((await cli(['accounts', 'list', '--json'], env, '')).stdout);
+    const list = JSON.parse((await runCli(['accounts', 'list', '--json'], env, '')).stdout);
     expect(list.find((a: { account_id: string }) => a.account_id === id).email).toBe('cli@shop.example');
   }, 30_000);
 });

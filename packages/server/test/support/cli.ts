@@ -9,13 +9,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `obolus` executable with the Node that runs the tests (Node 24). */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the real `obolus` executable with the Node that runs the tests (Node 24); `stdin` is piped in. */
+export function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [OBOLUS_BIN, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Nothing to say: standard input is closed at once, as with 'ignore'.
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
