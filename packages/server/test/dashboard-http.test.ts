@@ -40,6 +40,17 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
     expect(wrong.headers.get('set-cookie')).toBeNull();
   });
 
+  it('refuses a password over 1024 characters as a failure, and a form over 16 KB with 413', async () => {
+    const shop = await merchant(t);
+    const long = await postForm(t.url, '/dashboard/sign-in', { email: shop.email, password: 'p'.repeat(1025) });
+    expect(long.status).toBe(401);
+    const huge = await postForm(t.url, '/dashboard/sign-in', { email: shop.email, password: 'p'.repeat(16 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain('The form is too large.');
+    const failures = await t.server.services.repos.dashboard.countFailures(shop.email, '127.0.0.1', 0);
+    expect(failures.email).toBe(1);
+  });
+
   it('sets an HttpOnly, SameSite=Strict session cookie scoped to /dashboard, not Secure over http', async () => {
     const shop = await merchant(t);
     const session = await signInHttp(t, shop.email.toUpperCase());

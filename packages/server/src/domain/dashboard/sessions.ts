@@ -4,7 +4,7 @@ import { HOUR, MINUTE } from '../../clock.ts';
 import { sha256Hex } from '../../ids.ts';
 import type { Account, AccountStore } from '../accounts.ts';
 import type { Mode } from '../intents.ts';
-import { decoyHash, verifyPassword } from './passwords.ts';
+import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
 
 export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 12 * HOUR;
@@ -58,12 +58,13 @@ export async function signIn(
   if (failures.email >= SIGN_IN_MAX_FAILURES || failures.clientIp >= SIGN_IN_MAX_FAILURES) {
     return { ok: false, reason: 'rate_limited', retryAfterMs: SIGN_IN_WINDOW_MS };
   }
-  const candidates = await store.passwordsByEmail(email);
+  // No password is longer than the maximum: refuse it without paying scrypt for it.
+  const candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
   let accountId: string | undefined;
   for (const candidate of candidates) {
     if (await verifyPassword(input.password, candidate.hash)) accountId ??= candidate.accountId;
   }
-  if (candidates.length === 0) await verifyPassword(input.password, await decoyHash());
+  if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
   if (!accountId) {
     await store.recordFailure(email, input.clientIp, now);
     return { ok: false, reason: 'invalid' };

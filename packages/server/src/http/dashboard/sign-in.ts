@@ -33,7 +33,7 @@ export function registerSignIn(scope: FastifyInstance, services: Services): void
     const email = field(request, 'email').slice(0, 254);
     const result = await signIn(services.repos.dashboard, services.clock, {
       email,
-      password: field(request, 'password').slice(0, 1024),
+      password: field(request, 'password'),
       clientIp: request.ip,
     });
     reply.type('text/html; charset=utf-8');
