@@ -142,6 +142,8 @@ describe('obolus serve (npm start)', () => {
       expect(banner).toContain(`http://localhost:${port}`);
       expect(banner).toMatch(/Secret key\s+sk_/);
       expect(banner).toMatch(/Client key\s+pk_/);
+      expect(banner).toContain(`Dashboard        http://localhost:${port}/dashboard`);
+      expect(banner).toContain('npx obolus accounts set-password <account-id>');
       const curl = banner.split('\n').find((line) => line.trim().startsWith('curl '));
       expect(curl).toBeDefined();
       const { stdout } = await promisify(execFile)('sh', ['-c', curl as string]);

@@ -45,6 +45,26 @@ describe.each(ENGINES)('dashboard pages (%s)', (engine) => {
     expect(await (await session.get('/dashboard')).text()).toContain('$50.00');
   });
 
+  it('simulates a chargeback on a sandbox payment only, once', async () => {
+    const shop = await merchant(t);
+    const sandbox = await createSettledTransaction(t, shop);
+    const live = await createSettledTransaction(t, shop, { mode: 'live' });
+    const session = await signInHttp(t, shop.email);
+    const page = await (await session.get(`/dashboard/payments/${sandbox.id}`)).text();
+    expect(page).toContain('Simulate a chargeback (sandbox)');
+    expect((await session.post(`/dashboard/payments/${sandbox.id}/chargeback`)).status).toBe(303);
+    expect((await t.server.services.repos.transactions.find(shop.id as never, sandbox.id))?.chargeback).toBe(true);
+    expect(await (await session.get(`/dashboard/payments/${sandbox.id}`)).text()).not.toContain(
+      'Simulate a chargeback',
+    );
+    expect((await session.post(`/dashboard/payments/${sandbox.id}/chargeback`)).status).toBe(409);
+    await session.post('/dashboard/mode', { mode: 'live' });
+    expect(await (await session.get(`/dashboard/payments/${live.id}`)).text()).not.toContain('Simulate a chargeback');
+    const refused = await session.post(`/dashboard/payments/${live.id}/chargeback`);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Chargebacks can be simulated on sandbox transactions only');
+  });
+
   it('creates, edits, deactivates and reactivates a product, within the API limits', async () => {
     const shop = await merchant(t);
     const session = await signInHttp(t, shop.email);
