@@ -1,11 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merchant, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { card, confirm, createIntent } from './support/widget-client.ts';
 
 const paymentIds = (page: string) =>
   [...page.matchAll(/href="\/dashboard\/payments\/([0-9a-f]{24})"/g)].map((m) => m[1]);
+
+/** A sandbox payment, through the widget's API, of an intent with a reference: its transaction id. */
+async function payWithReference(t: TestServer, shop: TestAccount, reference: string): Promise<string> {
+  const intent = await createIntent(t, shop.secretKey, { reference, amount: 999 });
+  const paid = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
+  expect(paid.status).toBe(200);
+  const [tx] = await t.server.services.repos.transactions.forIntent(shop.id, intent.id);
+  return tx?.id ?? '';
+}
 
 describe.each(ENGINES)('dashboard pages (%s)', (engine) => {
   let t: TestServer;
@@ -33,6 +43,9 @@ describe.each(ENGINES)('dashboard pages (%s)', (engine) => {
     expect(await get('status=30')).toEqual([declined.id]);
     expect(await get('min=10.05&max=10.07')).toEqual([made[7], made[6], made[5]]);
     expect(await get('externalid=order-3')).toEqual([made[3]]);
+    const referenced = await payWithReference(t, shop, 'INV-2026-9');
+    expect(await get('reference=INV-2026-9')).toEqual([referenced]);
+    expect(await get('reference=INV-2026-')).toEqual([]);
     const today = new Date(t.server.services.clock.now()).toISOString().slice(0, 10);
     expect(await get(`from=${today}&to=${today}&status=30`)).toEqual([declined.id]);
     expect(await get('to=2000-01-01')).toEqual([]);

@@ -14,6 +14,8 @@ export interface TransactionFilter {
   paymentIntentId?: string;
   productId?: string;
   externalid?: string;
+  /** The reference of the transaction's payment intent. */
+  reference?: string;
   createdFrom?: number;
   createdTo?: number;
 }

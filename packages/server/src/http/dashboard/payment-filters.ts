@@ -4,7 +4,7 @@ import type { Mode } from '../../domain/intents.ts';
 import type { TransactionFilter } from '../../domain/transaction-queries.ts';
 import { TX_STATUS_TEXT, type TxStatus } from '../../domain/transactions.ts';
 
-export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'intent'] as const;
+export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'reference', 'intent'] as const;
 export type FilterQuery = Partial<Record<(typeof FILTER_FIELDS)[number], string>>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -36,6 +36,7 @@ export function transactionFilter(query: FilterQuery, mode: Mode): TransactionFi
   if (query.min) filter.amountMin = minorUnitsOf(query.min, 'min');
   if (query.max) filter.amountMax = minorUnitsOf(query.max, 'max');
   if (query.externalid) filter.externalid = query.externalid.slice(0, 255);
+  if (query.reference) filter.reference = query.reference.slice(0, 255);
   if (query.intent) filter.paymentIntentId = query.intent.slice(0, 64);
   return filter;
 }

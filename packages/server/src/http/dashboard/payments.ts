@@ -23,7 +23,7 @@ function filterForm(query: FilterQuery): Markup {
 <label>Status<select name="status"><option value="">Any</option>${options}</select></label>
 ${input('from', 'From', 'date')}${input('to', 'To', 'date')}
 ${input('min', 'Min amount', 'text', html` inputmode="decimal" size="8"`)}${input('max', 'Max amount', 'text', html` inputmode="decimal" size="8"`)}
-${input('externalid', 'External id / reference')}
+${input('externalid', 'External id')}${input('reference', 'Reference')}
 <button type="submit">Filter</button> <a href="/dashboard/payments">Clear</a></form>`;
 }
 

@@ -147,6 +147,16 @@ export class TransactionsRepository {
     if (filter.paymentIntentId !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntentId);
     if (filter.productId !== undefined) query = query.where('product_id', '=', filter.productId);
     if (filter.externalid !== undefined) query = query.where('externalid', '=', filter.externalid);
+    if (filter.reference !== undefined) {
+      const reference = filter.reference;
+      query = query.where('payment_intent_id', 'in', (eb) =>
+        eb
+          .selectFrom('payment_intents')
+          .select('payment_intents.id')
+          .where('payment_intents.account_id', '=', accountId)
+          .where('payment_intents.reference', '=', reference),
+      );
+    }
     if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
     if (after) {
