@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
+import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventFeedRepository } from './repos/event-feed.ts';
@@ -24,6 +25,8 @@ export interface Repositories {
   transactions: TransactionsRepository;
   payments: PaymentsRepository;
   encryptionKeys: EncryptionKeysRepository;
+  /** The replay cache of card ciphertexts (docs/decisions/0080). */
+  cardCiphertextUses: CardCiphertextUsesRepository;
   refunds: RefundsRepository;
   chargebacks: ChargebacksRepository;
   products: ProductsRepository;
@@ -48,6 +51,7 @@ export function createRepositories(
     transactions: new TransactionsRepository(db),
     payments: new PaymentsRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db),
+    cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),

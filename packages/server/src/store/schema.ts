@@ -120,6 +120,16 @@ export interface IdempotencyKeysTable {
   locked_at: number;
 }
 
+/** A card ciphertext (JWE `jti`) the confirm endpoint accepted: a second use is refused. */
+export interface CardCiphertextUsesTable {
+  jti: string;
+  account_id: string;
+  payment_intent_id: string;
+  used_at: number;
+  /** After this the ciphertext is too old to be accepted anyway, so the row may go. */
+  expires_at: number;
+}
+
 export interface RefundsTable {
   /** re_… */
   id: string;
@@ -215,6 +225,7 @@ export interface Database {
   transactions: TransactionsTable;
   events: EventsTable;
   encryption_keys: EncryptionKeysTable;
+  card_ciphertext_uses: CardCiphertextUsesTable;
   refunds: RefundsTable;
   products: ProductsTable;
   webhook_endpoints: WebhookEndpointsTable;

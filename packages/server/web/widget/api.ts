@@ -19,6 +19,8 @@ export interface ShopperIntent {
   merchant_name: string;
   description: string | null;
   theme: 'light' | 'dark' | null;
+  /** The server's clock in ms: card ciphertexts are dated by it. */
+  server_time: number;
 }
 
 /** What confirm and a finished 3-D Secure challenge answer. */

@@ -113,12 +113,15 @@ class Checkout {
   readonly #mode: string;
   readonly #intent: ShopperIntent;
   readonly #link: HostLink;
+  /** Server clock minus ours, so ciphertexts are dated by the server's clock. */
+  readonly #clockOffset: number;
 
   constructor(secret: string, mode: string, intent: ShopperIntent, link: HostLink) {
     this.#secret = secret;
     this.#mode = mode;
     this.#intent = intent;
     this.#link = link;
+    this.#clockOffset = intent.server_time - Date.now();
   }
 
   open(): void {
@@ -139,7 +142,9 @@ class Checkout {
     this.#setBusy(true);
     view.alert('');
     const jwe = await key()
-      .then((jwk) => encryptCard(jwk, card))
+      .then((jwk) =>
+        encryptCard(jwk, card, { paymentIntent: this.#intent.id, serverNow: Date.now() + this.#clockOffset }),
+      )
       .catch(() => null);
     if (jwe === null) {
       this.#setBusy(false);

@@ -20,6 +20,8 @@ const ShopperIntentOut = Type.Object({
   merchant_name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   theme: Type.Union([Type.String(), Type.Null()]),
+  /** Our clock (ms): the widget dates its card ciphertext by it, not by the shopper's clock. */
+  server_time: Type.Integer(),
 });
 
 export function registerShopperIntent(app: FastifyInstance, services: Services): void {
@@ -39,6 +41,7 @@ export function registerShopperIntent(app: FastifyInstance, services: Services):
         merchant_name: account.name,
         description: intent.description,
         theme: intent.theme,
+        server_time: services.clock.now(),
       };
     },
   );
