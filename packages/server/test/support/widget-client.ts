@@ -25,7 +25,7 @@ export interface EncryptOptions {
   kid?: string;
   /** The key to encrypt to; default: the first of the JWKS. */
   jwk?: JWK;
-  /** The issue time in ms; default: now by the system clock. */
+  /** The issue time in ms; default: now by the server's clock (as the widget does). */
   at?: number;
   jti?: string;
   /** Replaces the binding claims of the protected header (payment_intent, iat, jti). */
@@ -45,7 +45,7 @@ export async function encryptCard(t: TestServer, intent: string, plain: unknown,
   const key = await importJWK(jwk, alg);
   const binding = options.binding ?? {
     payment_intent: intentIdOf(intent),
-    iat: Math.floor((options.at ?? Date.now()) / 1000),
+    iat: Math.floor((options.at ?? t.server.services.clock.now()) / 1000),
     jti: options.jti ?? randomBytes(16).toString('base64url'),
   };
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(plain)))
