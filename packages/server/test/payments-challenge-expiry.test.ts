@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
+import { CHALLENGE_TIMEOUT_MS, failAbandonedChallenges } from '../src/domain/payments/abandoned-challenges.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import {
   MAX_FAILED_ATTEMPTS_PER_INTENT,
   MAX_FAILURES_PER_IP_PER_MINUTE,
 } from '../src/domain/payments/failure-limiter.ts';
+import { TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
@@ -82,6 +84,36 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     const res = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('payment_in_progress');
+  });
+
+  it('a challenge left open for 15 minutes fails, and the shopper can pay again (issue 10 item 5)', async () => {
+    const { intent, path, transactionId } = await challenged('4000000000003220');
+    const sweep = async () => (await failAbandonedChallenges(paymentDeps(t.server.services))).map((tx) => tx.id);
+    const shopperView = async () =>
+      (await t.call('POST', '/embed/v1/intent', { body: { pk: shop.clientKey, client_secret: intent.client_secret } }))
+        .json;
+    // A reloaded widget learns where to resume the challenge.
+    expect(await shopperView()).toMatchObject({ status: 'processing', transaction_id: transactionId });
+    expect(new URL((await shopperView()).challenge_url).pathname).toBe(path);
+
+    clock.advance(CHALLENGE_TIMEOUT_MS - 1000);
+    expect(await sweep()).not.toContain(transactionId);
+    expect(await intentStatus(intent.id)).toBe('processing');
+    clock.advance(2000);
+    expect(await sweep()).toContain(transactionId);
+    expect(await intentStatus(intent.id)).toBe('failed');
+    const tx = await t.server.services.repos.transactions.find(shop.id, transactionId);
+    expect(tx).toMatchObject({
+      status: TX_STATUS.declined,
+      declineCode: 'authentication_failed',
+      threeDS: 'challenge_failed',
+    });
+    expect(await shopperView()).not.toHaveProperty('challenge_url');
+    // The late answer to the page changes nothing; a new attempt pays.
+    expect((await t.call('POST', path, { body: { code: '1234' } })).json.status).toBe('failed');
+    const retry = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
+    expect(retry.json.status).toBe('succeeded');
+    expect(await sweep()).not.toContain(retry.json.transaction_id);
   });
 
   it('an unknown challenge token is a 404', async () => {
