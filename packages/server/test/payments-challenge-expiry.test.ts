@@ -8,6 +8,7 @@ import {
 } from '../src/domain/payments/failure-limiter.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps } from '../src/services.ts';
+import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
@@ -42,7 +43,41 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     expect(page.text).toContain('$20.00');
     expect(page.text).toContain('3220');
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
-    // No frame-ancestors: it would have to name every ancestor, the merchant's page included.
+    // Any page may frame this account's widget (no allowed origins), so this page too.
+    expect(page.headers.get('content-security-policy')).toContain('frame-ancestors *');
+  });
+
+  it('an account with allowed origins: only they (and the widget) may frame its challenge page', async () => {
+    const strict = await accountWithOrigins(t, 'Strict Shop', ['https://shop.example']);
+    const intent = await createIntent(t, strict.secretKey);
+    const res = await confirm(t, strict.clientKey, intent.client_secret, card('4000000000003220'));
+    const page = await t.call('GET', challengePath(res.json.challenge_url));
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://shop.example");
+  });
+
+  it('a challenge page asked for by another site (not our widget) is refused', async () => {
+    const { path } = await challenged('4000000000003220');
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      const page = await t.call('GET', path, { headers: { 'sec-fetch-site': site } });
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('This page opens inside the payment form');
+      expect(page.text).not.toContain('1234');
+    }
+    expect((await t.call('GET', path, { headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+  });
+
+  it('challenge tokens never reach the logs (issue 10 item 14)', async () => {
+    const { path } = await challenged('4000000000003220');
+    const token = path.split('/').at(-1) as string;
+    await t.call('GET', path);
+    await t.call('POST', path, { body: { code: '0000' } });
+    await t.call('GET', `${path}x`);
+    t.server.app.log.info({ req: { method: 'GET', url: path } }, 'probe');
+    const logs = t.logs();
+    expect(logs).toContain('probe');
+    expect(logs).toContain('/embed/v1/challenge/chl_[redacted]');
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(token.slice(4, 20));
   });
 
   it('challenge passed with 1234: paid', async () => {

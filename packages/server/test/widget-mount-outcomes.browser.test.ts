@@ -187,4 +187,17 @@ describe.each(ENGINES)('the widget binds its ciphertexts and always reports a re
     await acs.getByRole('button', { name: 'Confirm' }).click();
     expect((await results(page, 1))[0]).toMatchObject({ success: true, status: 'succeeded' });
   });
+
+  it('another site framing the challenge page directly gets no code and no form (issue 10 item 14)', async () => {
+    const intent = await createIntent(obolus, shop);
+    const started = await confirm(obolus, shop.clientKey, intent.client_secret, card('4000000000003220'));
+    host.page('/framer', `<!doctype html><iframe title="acs" src="${started.json.challenge_url}"></iframe>`);
+    const page = await (await browser.context()).newPage();
+    await page.goto(`${host.origin}/framer`);
+    const framed = page.frameLocator('iframe[title="acs"]');
+    await framed.getByText('This page opens inside the payment form').waitFor();
+    expect(await framed.locator('body').innerText()).not.toContain('1234');
+    expect(await framed.locator('#code').count()).toBe(0);
+    expect((await intentNow(obolus, shop, intent.id)).status).toBe('processing');
+  });
 });
