@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { HOUR } from '../clock.ts';
+import { HOUR, MINUTE } from '../clock.ts';
 import { CLIENT_SECRET } from '../ids.ts';
 import type { Account } from './accounts.ts';
+import { ApiError } from './errors.ts';
 import { createPaymentIntent, type IntentStore, type PaymentIntent } from './intents.ts';
 import { type Product, type ProductStore, productForCheckout } from './products.ts';
 
@@ -16,11 +17,20 @@ export const HOSTED_SESSION_TTL_MS = HOUR;
 /** An intent this close to its 7-day end is not handed out again: the shopper could not finish. */
 const MIN_REMAINING_MS = HOUR;
 
+/**
+ * New intents the hosted checkout makes for one client address per fixed window: the page
+ * needs no credential, and each intent has its own failed-attempt cap (decisions/0083).
+ */
+export const CHECKOUT_STARTS_PER_WINDOW = 10;
+export const CHECKOUT_START_WINDOW_MS = 10 * MINUTE;
+
 export interface HostedCheckoutDeps {
   products: ProductStore;
   accounts: { find(id: string): Promise<Account | undefined> };
   intents: IntentStore;
   clock: Clock;
+  /** Shared by every process: the count after adding one for `address` in the window. */
+  starts: { increment(address: string, windowStart: number): Promise<number> };
 }
 
 /** The form for an intent to pay, or the receipt of one this browser paid a moment ago. */
@@ -36,6 +46,8 @@ export interface HostedCheckoutRequest {
   receiptMs: number;
   /** The shopper asked to buy again: no receipt, a new intent. */
   newPurchase: boolean;
+  /** Where the request came from, as the HTTP layer sees it. */
+  clientAddress: string;
 }
 
 /** The intent for one shopper buying one product; undefined when the product cannot be sold now. */
@@ -52,6 +64,7 @@ export async function startHostedCheckout(
   }
   if (previous && isReusable(previous, product, deps.clock.now()))
     return { kind: 'pay', product, intent: previous, reused: true };
+  await countStart(deps, request.clientAddress);
   // Amount and mode come from the product: the browser has no say in either.
   const intent = await createPaymentIntent(deps.intents, deps.clock, account, {
     amount: product.amount,
@@ -61,6 +74,17 @@ export async function startHostedCheckout(
     productId: product.id,
   });
   return { kind: 'pay', product, intent, reused: false };
+}
+
+async function countStart(deps: HostedCheckoutDeps, address: string): Promise<void> {
+  const now = deps.clock.now();
+  const count = await deps.starts.increment(address, now - (now % CHECKOUT_START_WINDOW_MS));
+  if (count > CHECKOUT_STARTS_PER_WINDOW) {
+    throw new ApiError(
+      'rate_limited',
+      'Too many checkouts were started from this network. Try again in a few minutes.',
+    );
+  }
 }
 
 /** The intent a cookie names, if the secret is its own and it was for this product. */

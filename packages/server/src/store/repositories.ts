@@ -3,6 +3,7 @@ import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
+import { CheckoutStartWindowsRepository } from './repos/checkout-start-windows.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventFeedRepository } from './repos/event-feed.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
@@ -31,6 +32,8 @@ export interface Repositories {
   chargebacks: ChargebacksRepository;
   products: ProductsRepository;
   allowedOrigins: AllowedOriginsRepository;
+  /** Hosted-checkout intents per client address (docs/decisions/0083). */
+  checkoutStarts: CheckoutStartWindowsRepository;
   /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
   webhookEndpoints: WebhookEndpointsRepository;
   webhookFanout: WebhookFanoutRepository;
@@ -56,6 +59,7 @@ export function createRepositories(
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
+    checkoutStarts: new CheckoutStartWindowsRepository(db),
     webhookEndpoints: new WebhookEndpointsRepository(db),
     webhookFanout: new WebhookFanoutRepository(db),
     webhookDeliveries: new WebhookDeliveriesRepository(db),

@@ -130,6 +130,13 @@ export interface CardCiphertextUsesTable {
   expires_at: number;
 }
 
+/** How many intents the hosted checkout created for one client address in one window. */
+export interface CheckoutStartWindowsTable {
+  address: string;
+  window_start: number;
+  count: number;
+}
+
 export interface RefundsTable {
   /** re_… */
   id: string;
@@ -226,6 +233,7 @@ export interface Database {
   events: EventsTable;
   encryption_keys: EncryptionKeysTable;
   card_ciphertext_uses: CardCiphertextUsesTable;
+  checkout_start_windows: CheckoutStartWindowsTable;
   refunds: RefundsTable;
   products: ProductsTable;
   webhook_endpoints: WebhookEndpointsTable;

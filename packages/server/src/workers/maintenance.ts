@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { MINUTE } from '../clock.ts';
+import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
 import type { Services } from '../http/services.ts';
 
@@ -12,7 +13,8 @@ export function startMaintenance(services: Services, logger: Logger, everyMs = 1
 
 /**
  * Drops idempotency keys past their 24 h retention, and card-ciphertext uses past the age
- * at which the ciphertext would be refused anyway (a minute later, for clocks that differ).
+ * at which the ciphertext would be refused anyway (a minute later, for clocks that differ),
+ * and hosted-checkout counters of windows that have ended.
  */
 export async function maintainOnce(services: Services, logger: Logger): Promise<void> {
   try {
@@ -21,6 +23,7 @@ export async function maintainOnce(services: Services, logger: Logger): Promise<
     if (removed > 0) logger.info({ removed }, 'pruned expired idempotency keys');
     const uses = await services.repos.cardCiphertextUses.pruneExpired(now - MINUTE);
     if (uses > 0) logger.info({ removed: uses }, 'pruned expired card-ciphertext uses');
+    await services.repos.checkoutStarts.pruneBefore(now - CHECKOUT_START_WINDOW_MS);
   } catch (error) {
     logger.error({ err: error }, 'maintenance failed');
   }

@@ -43,12 +43,14 @@ export function registerHostedSession(app: FastifyInstance, services: Services):
     async (request, reply) => {
       const { repos, clock, config } = services;
       const productId = `prod_${request.params.id}`;
-      const deps = { products: repos.products, accounts: repos.accounts, intents: repos.intents, clock };
+      const { products, accounts, intents, checkoutStarts: starts } = repos;
+      const deps = { products, accounts, intents, starts, clock };
       const session = await startHostedCheckout(deps, {
         productId,
         previousSecret: cookie(request),
         receiptMs: config.checkoutReceiptMs,
         newPurchase: request.body.new_purchase === true,
+        clientAddress: request.ip,
       });
       if (!session) throw new ApiError('resource_missing', `No such product: '${productId}'`, 'id');
       reply.header('Cache-Control', 'no-store');
