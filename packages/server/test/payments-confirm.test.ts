@@ -249,6 +249,7 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
       description: 'A nice hat',
       theme: 'dark',
       server_time: expect.any(Number),
+      transaction_id: null,
     });
   });
 });
