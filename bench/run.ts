@@ -5,6 +5,7 @@
  * OBOLUS_BENCH_DATABASE_URL (a postgres:// URL; default a temporary SQLite file) tune it.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,15 @@ async function seedTransaction(base: string, pk: string, sk: string): Promise<st
   const jwk = (await json(`${base}/embed/v1/jwks.json`)).keys[0] as JWK;
   const plain = { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123', name: 'Bench Shopper' };
   const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(plain)))
-    .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: jwk.kid as string })
+    // Bound to its intent like the widget's (docs/decisions/0080).
+    .setProtectedHeader({
+      alg: 'RSA-OAEP-256',
+      enc: 'A256GCM',
+      kid: jwk.kid as string,
+      payment_intent: intent.id,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomBytes(16).toString('base64url'),
+    })
     .encrypt(await importJWK(jwk, 'RSA-OAEP-256'));
   const outcome = await json(`${base}/embed/v1/confirm`, {
     method: 'POST',

@@ -19,6 +19,11 @@ export interface Config {
   webhooksPollMs: number;
   /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
   liveConnector: LiveConnectorConfig | null;
+  /**
+   * OBOLUS_CHECKOUT_RECEIPT_MINUTES: how long after a payment the hosted checkout page shows
+   * the same browser its receipt instead of a new form (0: never).
+   */
+  checkoutReceiptMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -37,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     liveConnector: parseLiveConnectorConfig(env),
+    checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
   };
 }
 
@@ -46,6 +52,15 @@ function parsePollMs(text: string): number {
     throw new Error(`OBOLUS_WEBHOOKS_POLL_MS must be 0..3600000 milliseconds, got '${text}'`);
   }
   return ms;
+}
+
+/** At most 7 days: an intent's own window. */
+function parseReceiptMinutes(text: string): number {
+  const minutes = Number(text);
+  if (!/^\d+$/.test(text) || minutes > 10_080) {
+    throw new Error(`OBOLUS_CHECKOUT_RECEIPT_MINUTES must be 0..10080 minutes, got '${text}'`);
+  }
+  return minutes;
 }
 
 function parsePort(text: string): number {

@@ -23,6 +23,21 @@ export const REDACT_PATHS = [
   ].flatMap((field) => [field, `*.${field}`]),
 ];
 
+/** A challenge token lets its holder finish a payment's 3-D Secure step: logged URLs keep only its prefix. */
+const CHALLENGE_TOKEN = /chl_[0-9A-Za-z]+/g;
+export const redactUrl = (url: string) => url.replace(CHALLENGE_TOKEN, 'chl_[redacted]');
+
+/** Every `url` and `req.url` of a log line, tokens removed. */
+function withoutTokens(object: Record<string, unknown>): Record<string, unknown> {
+  const req = object.req as { url?: unknown; method?: unknown } | undefined;
+  const reqUrl = typeof req?.url === 'string' ? req.url : null;
+  if (typeof object.url !== 'string' && reqUrl === null) return object;
+  const out = { ...object };
+  if (typeof object.url === 'string') out.url = redactUrl(object.url);
+  if (reqUrl !== null) out.req = { method: req?.method, url: redactUrl(reqUrl) };
+  return out;
+}
+
 /**
  * Logs to `destination`, or to stdout asynchronously: lines written while a write is in
  * flight go out together in the next one, instead of one blocking write per request line.
@@ -35,6 +50,7 @@ export function createLogger(level = 'info', destination?: DestinationStream): L
       level,
       base: { service: 'obolus' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { log: withoutTokens },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     sink,

@@ -66,6 +66,7 @@ export function paymentDeps(services: Services): ChallengeDeps {
     clock: services.clock,
     limiter: services.limiter,
     keyring: services.keyring,
+    usedCiphertexts: repos.cardCiphertextUses,
     processors: services.processors,
   };
 }

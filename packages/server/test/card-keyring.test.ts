@@ -25,31 +25,35 @@ describe.each(ENGINES)('card-encryption key rotation (%s)', (engine) => {
   });
 
   it('after a rotation the old key decrypts during the grace period, then not', async () => {
-    const oldJwe = await encryptCard(t, card('4242424242424242'));
-    const oldKid = (await t.call('GET', '/embed/v1/jwks.json')).json.keys[0].kid;
+    const oldJwk = (await t.call('GET', '/embed/v1/jwks.json')).json.keys[0];
     // Another process (the CLI) rotates; this server learns of it from the database.
     const cli = new CardKeyring(t.server.services.repos.encryptionKeys, clock);
     const newKid = await cli.rotate(24 * HOUR);
 
     const before = await createIntent(t, shop.secretKey);
+    const oldJwe = await encryptCard(t, before.id, card('4242424242424242'), { jwk: oldJwk, at: clock.now() });
     expect((await confirm(t, shop.clientKey, before.client_secret, null, { jwe: oldJwe })).json.status).toBe(
       'succeeded',
     );
     // Each process rereads the keys within a minute.
     clock.advance(61_000);
-    const newJwe = await encryptCard(t, card('4242424242424242'));
     const jwks = (await t.call('GET', '/embed/v1/jwks.json')).json.keys.map((k: { kid: string }) => k.kid);
-    expect(jwks).toEqual([newKid, oldKid]);
+    expect(jwks).toEqual([newKid, oldJwk.kid]);
     const fresh = await createIntent(t, shop.secretKey);
+    const newJwe = await encryptCard(t, fresh.id, card('4242424242424242'), { at: clock.now() });
     expect((await confirm(t, shop.clientKey, fresh.client_secret, null, { jwe: newJwe })).json.status).toBe(
       'succeeded',
     );
 
     clock.advance(24 * HOUR + 1);
     const late = await createIntent(t, shop.secretKey);
-    const res = await confirm(t, shop.clientKey, late.client_secret, null, { jwe: oldJwe });
+    const lateJwe = await encryptCard(t, late.id, card('4242424242424242'), { jwk: oldJwk, at: clock.now() });
+    const res = await confirm(t, shop.clientKey, late.client_secret, null, { jwe: lateJwe });
     expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe('card_encryption_invalid');
+    expect(res.json.error).toMatchObject({
+      code: 'card_encryption_invalid',
+      message: expect.stringContaining('retired'),
+    });
     expect((await t.call('GET', '/embed/v1/jwks.json')).json.keys.map((k: { kid: string }) => k.kid)).toEqual([newKid]);
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY, HOUR, ManualClock } from '../src/clock.ts';
+import { DAY, HOUR, ManualClock, MINUTE } from '../src/clock.ts';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
@@ -191,7 +191,7 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       const setCookie = first.headers.get('set-cookie') ?? '';
       expect(setCookie).toMatch(
         new RegExp(
-          `^obolus_checkout=pi_[0-9a-f]{24}_secret_\\w+; Path=/${product.id}; Max-Age=3600; HttpOnly; SameSite=Strict$`,
+          `^obolus_checkout=pi_[0-9a-f]{24}_secret_\\w+; Path=/${product.id}; Max-Age=5400; HttpOnly; SameSite=Strict$`,
         ),
       );
       const intent = (
@@ -205,10 +205,41 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       // A failed attempt keeps the intent (its failed-attempt count protects against card testing).
       await confirm(t, shop.clientKey, first.json.client_secret, card('4000000000000002'));
       expect((await session(product.id, cookieOf(first))).json).toEqual(first.json);
-      // Paid: a reload starts a new purchase.
-      await confirm(t, shop.clientKey, first.json.client_secret, card('4242424242424242'));
-      const next = await session(product.id, cookieOf(first));
-      expect(next.json.payment_intent).not.toBe(first.json.payment_intent);
+    });
+
+    it('after a payment the same browser gets the receipt for 30 minutes, not a new intent (issue 10 item 15)', async () => {
+      const product = await createProduct();
+      const first = await session(product.id);
+      const paid = await confirm(t, shop.clientKey, first.json.client_secret, card('4242424242424242'));
+      const intentsBefore = (await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey })).json.data.length;
+      const receipt = {
+        payment_intent: first.json.payment_intent,
+        receipt: {
+          amount: 1234,
+          currency: 'USD',
+          amount_display: '$12.34',
+          transaction_id: paid.json.transaction_id,
+          paid_at: clock.now(),
+        },
+      };
+      const reload = await session(product.id, cookieOf(first));
+      expect(reload.json).toEqual(receipt);
+      expect(reload.headers.get('set-cookie')).toBeNull();
+      clock.advance(30 * MINUTE - 1);
+      expect((await session(product.id, cookieOf(first))).json).toEqual(receipt);
+      const intentsAfter = (await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey })).json.data.length;
+      expect(intentsAfter).toBe(intentsBefore);
+
+      // Buying again is an explicit request; so is any visit once the receipt time is over.
+      const again = await session(product.id, cookieOf(first), { new_purchase: true });
+      expect(again.json.client_secret).toMatch(/_secret_/);
+      expect(again.json.payment_intent).not.toBe(first.json.payment_intent);
+      clock.advance(1);
+      const later = await session(product.id, cookieOf(first));
+      expect(later.json.client_secret).toMatch(/_secret_/);
+      expect(later.json.payment_intent).not.toBe(first.json.payment_intent);
+      // Someone else's browser (no cookie) never sees the receipt.
+      expect((await session(product.id)).json).not.toHaveProperty('receipt');
     });
 
     it('reuses an intent until an hour before its 7-day end, not from then on', async () => {

@@ -87,7 +87,7 @@ describe.each(ENGINES)('`obolus serve` with OBOLUS_LIVE_CONNECTOR_* over HTTPS (
 
   it('pays a live intent through the configured acquirer', async () => {
     const intent = await createIntent(t, shop.secretKey, { mode: 'live' });
-    const jwe = await encryptCard(t, card('4111111111111111'));
+    const jwe = await encryptCard(t, intent.id, card('4111111111111111'));
     const res = await confirmAt(served.url, {
       pk: shop.clientKey,
       client_secret: intent.client_secret,
@@ -103,7 +103,7 @@ describe.each(ENGINES)('`obolus serve` with OBOLUS_LIVE_CONNECTOR_* over HTTPS (
 
   it('20 concurrent confirms of one live intent: one authorization reaches the acquirer', async () => {
     const intent = await createIntent(t, shop.secretKey, { mode: 'live' });
-    const jwe = await encryptCard(t, card('4111111111111111'));
+    const jwe = await encryptCard(t, intent.id, card('4111111111111111'));
     const body = { pk: shop.clientKey, client_secret: intent.client_secret, mode: 'live', card: jwe };
     const before = (await double.requests()).length;
     const answers = await Promise.all(Array.from({ length: 20 }, () => confirmAt(served.url, body)));

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
+import { CHALLENGE_TIMEOUT_MS, failAbandonedChallenges } from '../src/domain/payments/abandoned-challenges.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import {
   MAX_FAILED_ATTEMPTS_PER_INTENT,
   MAX_FAILURES_PER_IP_PER_MINUTE,
 } from '../src/domain/payments/failure-limiter.ts';
+import { TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps } from '../src/services.ts';
+import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
@@ -40,7 +43,41 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     expect(page.text).toContain('$20.00');
     expect(page.text).toContain('3220');
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'/);
-    // No frame-ancestors: it would have to name every ancestor, the merchant's page included.
+    // Any page may frame this account's widget (no allowed origins), so this page too.
+    expect(page.headers.get('content-security-policy')).toContain('frame-ancestors *');
+  });
+
+  it('an account with allowed origins: only they (and the widget) may frame its challenge page', async () => {
+    const strict = await accountWithOrigins(t, 'Strict Shop', ['https://shop.example']);
+    const intent = await createIntent(t, strict.secretKey);
+    const res = await confirm(t, strict.clientKey, intent.client_secret, card('4000000000003220'));
+    const page = await t.call('GET', challengePath(res.json.challenge_url));
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://shop.example");
+  });
+
+  it('a challenge page asked for by another site (not our widget) is refused', async () => {
+    const { path } = await challenged('4000000000003220');
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      const page = await t.call('GET', path, { headers: { 'sec-fetch-site': site } });
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('This page opens inside the payment form');
+      expect(page.text).not.toContain('1234');
+    }
+    expect((await t.call('GET', path, { headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+  });
+
+  it('challenge tokens never reach the logs (issue 10 item 14)', async () => {
+    const { path } = await challenged('4000000000003220');
+    const token = path.split('/').at(-1) as string;
+    await t.call('GET', path);
+    await t.call('POST', path, { body: { code: '0000' } });
+    await t.call('GET', `${path}x`);
+    t.server.app.log.info({ req: { method: 'GET', url: path } }, 'probe');
+    const logs = t.logs();
+    expect(logs).toContain('probe');
+    expect(logs).toContain('/embed/v1/challenge/chl_[redacted]');
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(token.slice(4, 20));
   });
 
   it('challenge passed with 1234: paid', async () => {
@@ -82,6 +119,36 @@ describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engin
     const res = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('payment_in_progress');
+  });
+
+  it('a challenge left open for 15 minutes fails, and the shopper can pay again (issue 10 item 5)', async () => {
+    const { intent, path, transactionId } = await challenged('4000000000003220');
+    const sweep = async () => (await failAbandonedChallenges(paymentDeps(t.server.services))).map((tx) => tx.id);
+    const shopperView = async () =>
+      (await t.call('POST', '/embed/v1/intent', { body: { pk: shop.clientKey, client_secret: intent.client_secret } }))
+        .json;
+    // A reloaded widget learns where to resume the challenge.
+    expect(await shopperView()).toMatchObject({ status: 'processing', transaction_id: transactionId });
+    expect(new URL((await shopperView()).challenge_url).pathname).toBe(path);
+
+    clock.advance(CHALLENGE_TIMEOUT_MS - 1000);
+    expect(await sweep()).not.toContain(transactionId);
+    expect(await intentStatus(intent.id)).toBe('processing');
+    clock.advance(2000);
+    expect(await sweep()).toContain(transactionId);
+    expect(await intentStatus(intent.id)).toBe('failed');
+    const tx = await t.server.services.repos.transactions.find(shop.id, transactionId);
+    expect(tx).toMatchObject({
+      status: TX_STATUS.declined,
+      declineCode: 'authentication_failed',
+      threeDS: 'challenge_failed',
+    });
+    expect(await shopperView()).not.toHaveProperty('challenge_url');
+    // The late answer to the page changes nothing; a new attempt pays.
+    expect((await t.call('POST', path, { body: { code: '1234' } })).json.status).toBe('failed');
+    const retry = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
+    expect(retry.json.status).toBe('succeeded');
+    expect(await sweep()).not.toContain(retry.json.transaction_id);
   });
 
   it('an unknown challenge token is a 404', async () => {

@@ -21,15 +21,19 @@ describe.each(ENGINES)('a client_secret pays exactly once (%s, two server proces
 
   it('50 concurrent confirms across both processes: one Settled transaction, 49 clear refusals', async () => {
     const intent = await createIntent(t, shop.secretKey);
-    const jwe = await encryptCard(t, card('4242424242424242'));
-    const body = JSON.stringify({
-      pk: shop.clientKey,
-      client_secret: intent.client_secret,
-      mode: 'sandbox',
-      card: jwe,
-    });
+    // Fifty shoppers' widgets (or tabs): each ciphertext is fresh, so only the intent's
+    // compare-and-set stands between them, not the replay cache.
+    const jwes = await Promise.all(
+      Array.from({ length: 50 }, () => encryptCard(t, intent.id, card('4242424242424242'))),
+    );
     const answers = await Promise.all(
-      Array.from({ length: 50 }, async (_, i) => {
+      jwes.map(async (jwe, i) => {
+        const body = JSON.stringify({
+          pk: shop.clientKey,
+          client_secret: intent.client_secret,
+          mode: 'sandbox',
+          card: jwe,
+        });
         const base = i % 2 === 0 ? t.url : second.url;
         const res = await fetch(`${base}/embed/v1/confirm`, {
           method: 'POST',

@@ -171,29 +171,40 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
 
   describe('malformed or tampered card encryption', () => {
     it.each([
-      ['not a JWE', async () => 'hello'],
-      ['five dots of nothing', async () => '....'],
+      ['not a JWE', async (_intent: string) => 'hello'],
+      ['five dots of nothing', async (_intent: string) => '....'],
       [
         'a tampered ciphertext',
-        async () => {
-          const jwe = await encryptCard(t, card('4242424242424242'));
+        async (intent: string) => {
+          const jwe = await encryptCard(t, intent, card('4242424242424242'));
           const parts = jwe.split('.');
           const ct = parts[3] as string;
           parts[3] = (ct[0] === 'A' ? 'B' : 'A') + ct.slice(1);
           return parts.join('.');
         },
       ],
-      ['an unknown key id', async () => encryptCard(t, card('4242424242424242'), { kid: 'ck_unknown' })],
+      [
+        'an unknown key id',
+        async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { kid: 'ck_unknown' }),
+      ],
       [
         'RSA-OAEP (SHA-1) instead of RSA-OAEP-256',
-        async () => encryptCard(t, card('4242424242424242'), { alg: 'RSA-OAEP' }),
+        async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { alg: 'RSA-OAEP' }),
       ],
-      ['a plaintext that is not JSON', async () => encryptCard(t, 'not-json')],
+      // JSON, but no card: null, a number, a string, an array (issue 10, item 11).
+      ['a plaintext of null', async (intent: string) => encryptCard(t, intent, null)],
+      ['a plaintext of a number', async (intent: string) => encryptCard(t, intent, 42)],
+      ['a plaintext of a string', async (intent: string) => encryptCard(t, intent, '4242424242424242')],
+      ['a plaintext of an array', async (intent: string) => encryptCard(t, intent, ['4242424242424242'])],
+      [
+        'no binding to a payment in the header',
+        async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { binding: {} }),
+      ],
     ])('%s -> card_encryption_invalid, nothing charged', async (_name, make) => {
       const intent = await createIntent(t, shop.secretKey);
-      const res = await confirm(t, shop.clientKey, intent.client_secret, null, { jwe: await make() });
+      const res = await confirm(t, shop.clientKey, intent.client_secret, null, { jwe: await make(intent.id) });
       expect(res.status).toBe(400);
-      expect(res.json.error.code).toMatch(/card_encryption_invalid|card_number_invalid/);
+      expect(res.json.error).toMatchObject({ code: 'card_encryption_invalid', param: 'card' });
       expect(await t.server.services.repos.transactions.forIntent(shop.id, intent.id)).toEqual([]);
     });
   });
@@ -237,6 +248,8 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
       merchant_name: expect.any(String),
       description: 'A nice hat',
       theme: 'dark',
+      server_time: expect.any(Number),
+      transaction_id: null,
     });
   });
 });

@@ -36,6 +36,12 @@ export interface EncryptionKeyStore {
   rotate(next: StoredKeyPair, previousDecryptUntil: number): Promise<void>;
 }
 
+export interface DecryptedCard {
+  /** The plaintext as JSON: not yet known to be a card, nor even an object. */
+  payload: unknown;
+  header: Record<string, unknown>;
+}
+
 interface LoadedKey {
   pair: StoredKeyPair;
   privateKey: CryptoKey;
@@ -67,8 +73,11 @@ export class CardKeyring {
     return pair.kid;
   }
 
-  /** Decrypts a card JWE; anything malformed, tampered or for an unknown key is one clear error. */
-  async decrypt(jwe: string): Promise<unknown> {
+  /**
+   * Decrypts a card JWE: its JSON payload and its protected header (authenticated by the
+   * content encryption). Anything malformed, tampered or for an unknown key is one clear error.
+   */
+  async decrypt(jwe: string): Promise<DecryptedCard> {
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(jwe).kid;
@@ -81,11 +90,11 @@ export class CardKeyring {
     if (key.pair.decryptsUntil !== null && key.pair.decryptsUntil <= this.#clock.now()) key = undefined;
     if (!key) throw invalidJwe('the key it was encrypted to is retired; reload the widget');
     try {
-      const { plaintext } = await compactDecrypt(jwe, key.privateKey, {
+      const { plaintext, protectedHeader } = await compactDecrypt(jwe, key.privateKey, {
         keyManagementAlgorithms: [CARD_JWE_ALG],
         contentEncryptionAlgorithms: [CARD_JWE_ENC],
       });
-      return JSON.parse(new TextDecoder().decode(plaintext));
+      return { payload: JSON.parse(new TextDecoder().decode(plaintext)), header: protectedHeader };
     } catch {
       throw invalidJwe();
     }
@@ -128,6 +137,6 @@ async function newKeyPair(now: number): Promise<StoredKeyPair> {
   };
 }
 
-function invalidJwe(reason = 'it is malformed or was tampered with'): ApiError {
+export function invalidJwe(reason = 'it is malformed or was tampered with'): ApiError {
   return new ApiError('card_encryption_invalid', `The encrypted card could not be read: ${reason}.`, 'card');
 }

@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { HOUR } from '../clock.ts';
+import { HOUR, MINUTE } from '../clock.ts';
 import { CLIENT_SECRET } from '../ids.ts';
 import type { Account } from './accounts.ts';
+import { ApiError } from './errors.ts';
 import { createPaymentIntent, type IntentStore, type PaymentIntent } from './intents.ts';
 import { type Product, type ProductStore, productForCheckout } from './products.ts';
 
@@ -16,30 +17,54 @@ export const HOSTED_SESSION_TTL_MS = HOUR;
 /** An intent this close to its 7-day end is not handed out again: the shopper could not finish. */
 const MIN_REMAINING_MS = HOUR;
 
+/**
+ * New intents the hosted checkout makes for one client address per fixed window: the page
+ * needs no credential, and each intent has its own failed-attempt cap (decisions/0083).
+ */
+export const CHECKOUT_STARTS_PER_WINDOW = 10;
+export const CHECKOUT_START_WINDOW_MS = 10 * MINUTE;
+
 export interface HostedCheckoutDeps {
   products: ProductStore;
   accounts: { find(id: string): Promise<Account | undefined> };
   intents: IntentStore;
   clock: Clock;
+  /** Shared by every process: the count after adding one for `address` in the window. */
+  starts: { increment(address: string, windowStart: number): Promise<number> };
 }
 
-export interface HostedSession {
-  product: Product;
-  intent: PaymentIntent;
-  reused: boolean;
+/** The form for an intent to pay, or the receipt of one this browser paid a moment ago. */
+export type HostedSession =
+  | { kind: 'pay'; product: Product; intent: PaymentIntent; reused: boolean }
+  | { kind: 'receipt'; product: Product; intent: PaymentIntent };
+
+export interface HostedCheckoutRequest {
+  productId: string;
+  /** The client_secret of this browser's previous intent (its cookie). */
+  previousSecret: string | undefined;
+  /** How long after a payment the receipt is shown instead of a new form (decisions/0082). */
+  receiptMs: number;
+  /** The shopper asked to buy again: no receipt, a new intent. */
+  newPurchase: boolean;
+  /** Where the request came from, as the HTTP layer sees it. */
+  clientAddress: string;
 }
 
 /** The intent for one shopper buying one product; undefined when the product cannot be sold now. */
 export async function startHostedCheckout(
   deps: HostedCheckoutDeps,
-  productId: string,
-  previousSecret: string | undefined,
+  request: HostedCheckoutRequest,
 ): Promise<HostedSession | undefined> {
-  const found = await productForCheckout(deps.products, deps.accounts, productId);
+  const found = await productForCheckout(deps.products, deps.accounts, request.productId);
   if (!found) return undefined;
   const { product, account } = found;
-  const previous = previousSecret ? await reusableIntent(deps, product, previousSecret) : undefined;
-  if (previous) return { product, intent: previous, reused: true };
+  const previous = request.previousSecret ? await previousIntent(deps, product, request.previousSecret) : undefined;
+  if (previous && !request.newPurchase && isRecentlyPaid(previous, deps.clock.now(), request.receiptMs)) {
+    return { kind: 'receipt', product, intent: previous };
+  }
+  if (previous && isReusable(previous, product, deps.clock.now()))
+    return { kind: 'pay', product, intent: previous, reused: true };
+  await countStart(deps, request.clientAddress);
   // Amount and mode come from the product: the browser has no say in either.
   const intent = await createPaymentIntent(deps.intents, deps.clock, account, {
     amount: product.amount,
@@ -48,30 +73,46 @@ export async function startHostedCheckout(
     ...(product.description ? { description: product.description } : {}),
     productId: product.id,
   });
-  return { product, intent, reused: false };
+  return { kind: 'pay', product, intent, reused: false };
 }
 
-/**
- * The intent a cookie names, if it may take this shopper's payment for the product as it
- * is now. An intent being processed is not reused: a new one lets the shopper go on after
- * an abandoned 3-D Secure challenge.
- */
-async function reusableIntent(
+async function countStart(deps: HostedCheckoutDeps, address: string): Promise<void> {
+  const now = deps.clock.now();
+  const count = await deps.starts.increment(address, now - (now % CHECKOUT_START_WINDOW_MS));
+  if (count > CHECKOUT_STARTS_PER_WINDOW) {
+    throw new ApiError(
+      'rate_limited',
+      'Too many checkouts were started from this network. Try again in a few minutes.',
+    );
+  }
+}
+
+/** The intent a cookie names, if the secret is its own and it was for this product. */
+async function previousIntent(
   deps: HostedCheckoutDeps,
   product: Product,
   secret: string,
 ): Promise<PaymentIntent | undefined> {
   const id = CLIENT_SECRET.exec(secret)?.[1];
   const intent = id ? await deps.intents.find(product.accountId, id) : undefined;
-  if (!intent || !sameSecret(intent.clientSecret, secret)) return undefined;
-  const current =
-    intent.productId === product.id &&
-    intent.amount === product.amount &&
-    intent.mode === product.mode &&
-    (intent.status === 'requires_payment' || intent.status === 'failed') &&
-    intent.expiresAt - deps.clock.now() > MIN_REMAINING_MS;
-  return current ? intent : undefined;
+  if (!intent || !sameSecret(intent.clientSecret, secret) || intent.productId !== product.id) return undefined;
+  return intent;
 }
+
+/** Paid by this browser within the receipt time: showing a form again would invite a second payment. */
+const isRecentlyPaid = (intent: PaymentIntent, now: number, receiptMs: number) =>
+  intent.status === 'succeeded' && now - intent.updatedAt < receiptMs;
+
+/**
+ * Whether the previous intent may take this shopper's payment for the product as it is now.
+ * An intent being processed is not reused: a new one lets the shopper go on after an
+ * abandoned 3-D Secure challenge.
+ */
+const isReusable = (intent: PaymentIntent, product: Product, now: number) =>
+  intent.amount === product.amount &&
+  intent.mode === product.mode &&
+  (intent.status === 'requires_payment' || intent.status === 'failed') &&
+  intent.expiresAt - now > MIN_REMAINING_MS;
 
 function sameSecret(stored: string, given: string): boolean {
   const a = Buffer.from(stored);

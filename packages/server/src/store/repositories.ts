@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
+import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
+import { CheckoutStartWindowsRepository } from './repos/checkout-start-windows.ts';
 import { DashboardRepository } from './repos/dashboard.ts';
 import { DashboardStatsRepository } from './repos/dashboard-stats.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
@@ -26,10 +28,14 @@ export interface Repositories {
   transactions: TransactionsRepository;
   payments: PaymentsRepository;
   encryptionKeys: EncryptionKeysRepository;
+  /** The replay cache of card ciphertexts (docs/decisions/0080). */
+  cardCiphertextUses: CardCiphertextUsesRepository;
   refunds: RefundsRepository;
   chargebacks: ChargebacksRepository;
   products: ProductsRepository;
   allowedOrigins: AllowedOriginsRepository;
+  /** Hosted-checkout intents per client address (docs/decisions/0083). */
+  checkoutStarts: CheckoutStartWindowsRepository;
   /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
   webhookEndpoints: WebhookEndpointsRepository;
   webhookFanout: WebhookFanoutRepository;
@@ -53,10 +59,12 @@ export function createRepositories(
     transactions: new TransactionsRepository(db),
     payments: new PaymentsRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db),
+    cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
+    checkoutStarts: new CheckoutStartWindowsRepository(db),
     webhookEndpoints: new WebhookEndpointsRepository(db),
     webhookFanout: new WebhookFanoutRepository(db),
     webhookDeliveries: new WebhookDeliveriesRepository(db),

@@ -120,6 +120,23 @@ export interface IdempotencyKeysTable {
   locked_at: number;
 }
 
+/** A card ciphertext (JWE `jti`) the confirm endpoint accepted: a second use is refused. */
+export interface CardCiphertextUsesTable {
+  jti: string;
+  account_id: string;
+  payment_intent_id: string;
+  used_at: number;
+  /** After this the ciphertext is too old to be accepted anyway, so the row may go. */
+  expires_at: number;
+}
+
+/** How many intents the hosted checkout created for one client address in one window. */
+export interface CheckoutStartWindowsTable {
+  address: string;
+  window_start: number;
+  count: number;
+}
+
 export interface RefundsTable {
   /** re_… */
   id: string;
@@ -237,6 +254,8 @@ export interface Database {
   transactions: TransactionsTable;
   events: EventsTable;
   encryption_keys: EncryptionKeysTable;
+  card_ciphertext_uses: CardCiphertextUsesTable;
+  checkout_start_windows: CheckoutStartWindowsTable;
   refunds: RefundsTable;
   products: ProductsTable;
   webhook_endpoints: WebhookEndpointsTable;

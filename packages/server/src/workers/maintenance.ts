@@ -1,20 +1,30 @@
 import type { Logger } from 'pino';
 import { MINUTE } from '../clock.ts';
+import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
 import type { Services } from '../http/services.ts';
 
-/** Periodic housekeeping of one process: drops idempotency keys past their 24 h retention. */
+/** Periodic housekeeping of one process: see maintainOnce. */
 export function startMaintenance(services: Services, logger: Logger, everyMs = 10 * MINUTE): { stop(): void } {
-  const run = async () => {
-    try {
-      const cutoff = services.clock.now() - IDEMPOTENCY_RETENTION_MS;
-      const removed = await services.repos.idempotency.pruneBefore(cutoff);
-      if (removed > 0) logger.info({ removed }, 'pruned expired idempotency keys');
-    } catch (error) {
-      logger.error({ err: error }, 'maintenance failed');
-    }
-  };
-  const timer = setInterval(run, everyMs);
+  const timer = setInterval(() => void maintainOnce(services, logger), everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Drops idempotency keys past their 24 h retention, and card-ciphertext uses past the age
+ * at which the ciphertext would be refused anyway (a minute later, for clocks that differ),
+ * and hosted-checkout counters of windows that have ended.
+ */
+export async function maintainOnce(services: Services, logger: Logger): Promise<void> {
+  try {
+    const now = services.clock.now();
+    const removed = await services.repos.idempotency.pruneBefore(now - IDEMPOTENCY_RETENTION_MS);
+    if (removed > 0) logger.info({ removed }, 'pruned expired idempotency keys');
+    const uses = await services.repos.cardCiphertextUses.pruneExpired(now - MINUTE);
+    if (uses > 0) logger.info({ removed: uses }, 'pruned expired card-ciphertext uses');
+    await services.repos.checkoutStarts.pruneBefore(now - CHECKOUT_START_WINDOW_MS);
+  } catch (error) {
+    logger.error({ err: error }, 'maintenance failed');
+  }
 }

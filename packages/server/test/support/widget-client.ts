@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import { CLIENT_SECRET } from '../../src/ids.ts';
 import type { TestResponse, TestServer } from './server.ts';
 
 export interface CardIn {
@@ -18,14 +20,36 @@ export const card = (number: string, over: Partial<CardIn> = {}): CardIn => ({
   ...over,
 });
 
-/** Encrypts like the widget does: compact JWE, RSA-OAEP-256 + A256GCM, to the first key of the JWKS. */
-export async function encryptCard(t: TestServer, plain: unknown, options: { alg?: string; kid?: string } = {}) {
-  const jwks = (await t.call('GET', '/embed/v1/jwks.json')).json as { keys: JWK[] };
-  const jwk = jwks.keys[0] as JWK;
+export interface EncryptOptions {
+  alg?: string;
+  kid?: string;
+  /** The key to encrypt to; default: the first of the JWKS. */
+  jwk?: JWK;
+  /** The issue time in ms; default: now by the server's clock (as the widget does). */
+  at?: number;
+  jti?: string;
+  /** Replaces the binding claims of the protected header (payment_intent, iat, jti). */
+  binding?: Record<string, unknown>;
+}
+
+/** The intent id of a client_secret (`pi_<id>_secret_…`), or the argument when it is an id. */
+export const intentIdOf = (secretOrId: string) => CLIENT_SECRET.exec(secretOrId)?.[1] ?? secretOrId;
+
+/**
+ * Encrypts like the widget does: compact JWE, RSA-OAEP-256 + A256GCM, to the first key of
+ * the JWKS, bound to `intent` (an id or a client_secret) by the protected header.
+ */
+export async function encryptCard(t: TestServer, intent: string, plain: unknown, options: EncryptOptions = {}) {
+  const jwk = options.jwk ?? ((await t.call('GET', '/embed/v1/jwks.json')).json as { keys: JWK[] }).keys[0]!;
   const alg = options.alg ?? 'RSA-OAEP-256';
   const key = await importJWK(jwk, alg);
+  const binding = options.binding ?? {
+    payment_intent: intentIdOf(intent),
+    iat: Math.floor((options.at ?? t.server.services.clock.now()) / 1000),
+    jti: options.jti ?? randomBytes(16).toString('base64url'),
+  };
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(plain)))
-    .setProtectedHeader({ alg, enc: 'A256GCM', kid: options.kid ?? (jwk.kid as string) })
+    .setProtectedHeader({ alg, enc: 'A256GCM', kid: options.kid ?? (jwk.kid as string), ...binding })
     .encrypt(key);
 }
 
@@ -37,7 +61,7 @@ export async function confirm(
   plainCard: unknown,
   extra: { mode?: string; jwe?: string; headers?: Record<string, string> } = {},
 ): Promise<TestResponse> {
-  const jwe = extra.jwe ?? (await encryptCard(t, plainCard));
+  const jwe = extra.jwe ?? (await encryptCard(t, clientSecret, plainCard));
   return t.call('POST', '/embed/v1/confirm', {
     body: { pk, client_secret: clientSecret, mode: extra.mode ?? 'sandbox', card: jwe },
     ...(extra.headers ? { headers: extra.headers } : {}),

@@ -3,7 +3,8 @@ import { Obolus, type ObolusResult } from '@obolus/js';
 /**
  * The hosted checkout page's script. The page is the widget's host, like any merchant page:
  * it asks its own server for this product's intent (amount and mode come from the product,
- * never from here), mounts the widget with the loader, and shows the thank-you state.
+ * never from here), mounts the widget with the loader, and shows the thank-you state. A
+ * browser that paid a moment ago gets the receipt instead; buying again is a button.
  */
 
 interface HostedConfig {
@@ -13,48 +14,89 @@ interface HostedConfig {
   successUrl: string | null;
 }
 
+interface Receipt {
+  amount_display: string;
+  transaction_id: string;
+}
+
+type Session = { payment_intent: string; client_secret?: string; receipt?: Receipt };
+
 const config = JSON.parse(document.getElementById('checkout-config')?.textContent ?? '{}') as HostedConfig;
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
 
-async function session(): Promise<string> {
+async function session(newPurchase: boolean): Promise<Session> {
   const response = await fetch(`/${config.productId}/checkout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: '{}',
+    body: JSON.stringify(newPurchase ? { new_purchase: true } : {}),
     credentials: 'same-origin',
   });
-  const body = (await response.json().catch(() => null)) as { client_secret?: string; error?: { message: string } };
-  if (!response.ok || !body?.client_secret) throw new Error(body?.error?.message ?? 'The checkout could not start.');
-  return body.client_secret;
+  const body = (await response.json().catch(() => null)) as (Session & { error?: { message: string } }) | null;
+  if (!response.ok || !body?.payment_intent) throw new Error(body?.error?.message ?? 'The checkout could not start.');
+  return body;
 }
 
-function thankYou(result: ObolusResult): void {
+function successTarget(paymentIntent: string): string | null {
+  if (!config.successUrl) return null;
+  const target = new URL(config.successUrl);
+  target.searchParams.set('payment_intent', paymentIntent);
+  return target.href;
+}
+
+function showThanks(): void {
   byId('checkout').hidden = true;
   byId('thanks').hidden = false;
   byId('thanks-title').focus();
-  if (config.successUrl && result.payment_intent) {
-    const target = new URL(config.successUrl);
-    target.searchParams.set('payment_intent', result.payment_intent);
+}
+
+function thankYou(result: ObolusResult): void {
+  showThanks();
+  const target = result.payment_intent ? successTarget(result.payment_intent) : null;
+  if (target) {
     byId('thanks-next').textContent = 'Taking you back to the shop…';
-    setTimeout(() => location.assign(target.href), 1200);
+    setTimeout(() => location.assign(target), 1200);
   }
 }
 
-async function main(): Promise<void> {
+function showReceipt(paymentIntent: string, receipt: Receipt): void {
+  byId('thanks-amount').textContent = receipt.amount_display;
+  byId('receipt-amount').textContent = receipt.amount_display;
+  byId('receipt-reference').textContent = paymentIntent;
+  byId('receipt-transaction').textContent = receipt.transaction_id;
+  const target = successTarget(paymentIntent);
+  const back = byId('receipt-back') as HTMLAnchorElement;
+  if (target) {
+    back.href = target;
+    back.hidden = false;
+  }
+  byId('receipt').hidden = false;
+  showThanks();
+}
+
+function mount(clientSecret: string): void {
   const theme = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  Obolus(config.pk, { baseUrl: location.origin }).mount('#widget', {
+    clientSecret,
+    mode: config.mode,
+    theme,
+    onResult: (result) => {
+      if (result.success) thankYou(result);
+    },
+  });
+}
+
+async function open(newPurchase: boolean): Promise<void> {
   try {
-    const clientSecret = await session();
-    Obolus(config.pk, { baseUrl: location.origin }).mount('#widget', {
-      clientSecret,
-      mode: config.mode,
-      theme,
-      onResult: (result) => {
-        if (result.success) thankYou(result);
-      },
-    });
+    const started = await session(newPurchase);
+    if (started.receipt) return showReceipt(started.payment_intent, started.receipt);
+    byId('thanks').hidden = true;
+    byId('receipt').hidden = true;
+    byId('checkout').hidden = false;
+    if (started.client_secret) mount(started.client_secret);
   } catch (error) {
     byId('problem').textContent = error instanceof Error ? error.message : 'The checkout could not start.';
   }
 }
 
-void main();
+byId('again').addEventListener('click', () => void open(true));
+void open(false);

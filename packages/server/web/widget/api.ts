@@ -19,6 +19,12 @@ export interface ShopperIntent {
   merchant_name: string;
   description: string | null;
   theme: 'light' | 'dark' | null;
+  /** The server's clock in ms: card ciphertexts are dated by it. */
+  server_time: number;
+  /** The latest attempt (the paid one, or the one under way). */
+  transaction_id: string | null;
+  /** Set while that attempt waits on 3-D Secure: the widget resumes the challenge. */
+  challenge_url?: string;
 }
 
 /** What confirm and a finished 3-D Secure challenge answer. */

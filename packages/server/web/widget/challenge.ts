@@ -8,7 +8,10 @@ import { isOutcome, type Outcome } from './api.ts';
 export function runChallenge(slot: HTMLElement, challengeUrl: string): Promise<Outcome> {
   const frame = document.createElement('iframe');
   frame.title = '3-D Secure: confirm this payment with your bank';
-  frame.src = new URL(challengeUrl, location.href).href;
+  // Our own origin, whatever host name the link names: the page answers its own origin
+  // only, so a widget loaded as 127.0.0.1 must not frame it as localhost.
+  const url = new URL(challengeUrl, location.href);
+  frame.src = `${location.origin}${url.pathname}${url.search}`;
   return new Promise((resolve) => {
     const onMessage = (event: MessageEvent) => {
       if (event.origin !== location.origin || event.source !== frame.contentWindow) return;

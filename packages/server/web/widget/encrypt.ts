@@ -10,15 +10,40 @@ export interface CardPayload {
   name: string;
 }
 
+/** What ties a ciphertext to one payment attempt (docs/widget-protocol.md). */
+export interface CardBinding {
+  paymentIntent: string;
+  /** The server's time now, in ms (the shopper's clock may be wrong). */
+  serverNow: number;
+}
+
 /**
  * The card as a compact JWE (RSA-OAEP-256 + A256GCM) to the service's public key: only
  * the Obolus server can read it, so nothing between (nor any script of the host page)
- * ever sees the card in clear. Only jose's two modules for this are bundled.
+ * ever sees the card in clear. The protected header, which AES-GCM authenticates, names
+ * the intent, the time and a unique id, so the server takes it for this attempt only.
+ * Only jose's two modules for this are bundled.
  */
-export async function encryptCard(jwk: Jwk, card: CardPayload): Promise<string> {
+export async function encryptCard(jwk: Jwk, card: CardPayload, binding: CardBinding): Promise<string> {
   const key = await importJWK({ kty: jwk.kty, n: jwk.n, e: jwk.e }, 'RSA-OAEP-256');
   const plaintext = new TextEncoder().encode(JSON.stringify(card));
   return new CompactEncrypt(plaintext)
-    .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: jwk.kid })
+    .setProtectedHeader({
+      alg: 'RSA-OAEP-256',
+      enc: 'A256GCM',
+      kid: jwk.kid,
+      payment_intent: binding.paymentIntent,
+      iat: Math.floor(binding.serverNow / 1000),
+      jti: randomId(),
+    })
     .encrypt(key);
+}
+
+/** 128 random bits, base64url. */
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }

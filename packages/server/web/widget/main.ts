@@ -82,18 +82,33 @@ async function start(secret: string, link: HostLink): Promise<void> {
   const refusal = refusalFor(intent, mode);
   if (refusal) {
     view.notice(refusal.message);
-    if (refusal.error) {
-      link.result({ success: false, payment_intent: intent.id, status: intent.status, error: refusal.error });
-    }
-  } else if (intent.status === 'succeeded') {
-    view.done('This payment has already been made.');
+    link.result({ success: false, payment_intent: intent.id, status: intent.status, error: refusal.error });
+  } else if (intent.status === 'succeeded' || intent.status === 'processing') {
+    settled(intent, mode, secret, link);
   } else {
     new Checkout(secret, mode, intent, link).open();
   }
 }
 
+/**
+ * A mount on an intent already paid or being paid still ends in a result the host can act
+ * on; a 3-D Secure challenge left open (the shopper reloaded) is shown again.
+ */
+function settled(intent: ShopperIntent, mode: string, secret: string, link: HostLink): void {
+  const transaction = intent.transaction_id ? { transaction_id: intent.transaction_id } : {};
+  if (intent.status === 'succeeded') {
+    view.done('This payment has already been made.');
+    link.result({ success: true, payment_intent: intent.id, status: 'succeeded', ...transaction });
+  } else if (intent.challenge_url) {
+    new Checkout(secret, mode, intent, link).resume(intent.challenge_url);
+  } else {
+    view.notice('This payment is already being processed. The shop will confirm it shortly.');
+    link.result({ success: false, payment_intent: intent.id, status: 'processing', ...transaction });
+  }
+}
+
 /** Why this intent cannot be paid in this widget, if it cannot; the host hears of those with an error. */
-function refusalFor(intent: ShopperIntent, mode: string): { message: string; error?: ResultMessage['error'] } | null {
+function refusalFor(intent: ShopperIntent, mode: string): { message: string; error: ResultMessage['error'] } | null {
   if (mode !== intent.mode) {
     // Refused before any card is typed; the confirm endpoint refuses it too.
     const message = `This checkout is in ${mode} mode but the payment was created in ${intent.mode} mode. Nothing was charged.`;
@@ -103,7 +118,6 @@ function refusalFor(intent: ShopperIntent, mode: string): { message: string; err
     const message = 'This payment has expired. Return to the shop to start again.';
     return { message, error: { type: 'invalid_request', code: 'payment_intent_expired', message } };
   }
-  if (intent.status === 'processing') return { message: 'This payment is already being processed.' };
   return null;
 }
 
@@ -113,12 +127,15 @@ class Checkout {
   readonly #mode: string;
   readonly #intent: ShopperIntent;
   readonly #link: HostLink;
+  /** Server clock minus ours, so ciphertexts are dated by the server's clock. */
+  readonly #clockOffset: number;
 
   constructor(secret: string, mode: string, intent: ShopperIntent, link: HostLink) {
     this.#secret = secret;
     this.#mode = mode;
     this.#intent = intent;
     this.#link = link;
+    this.#clockOffset = intent.server_time - Date.now();
   }
 
   open(): void {
@@ -132,6 +149,20 @@ class Checkout {
     });
   }
 
+  /** Shows the open challenge of the attempt under way, then goes on as after a confirm. */
+  resume(challengeUrl: string): void {
+    this.open();
+    this.#setBusy(true);
+    const { id, transaction_id } = this.#intent;
+    void this.#settle({
+      success: false,
+      status: 'requires_action',
+      payment_intent: id,
+      transaction_id: transaction_id ?? '',
+      challenge_url: challengeUrl,
+    });
+  }
+
   async #pay(): Promise<void> {
     if (this.#busy) return;
     const card = form.read(new Date());
@@ -139,7 +170,9 @@ class Checkout {
     this.#setBusy(true);
     view.alert('');
     const jwe = await key()
-      .then((jwk) => encryptCard(jwk, card))
+      .then((jwk) =>
+        encryptCard(jwk, card, { paymentIntent: this.#intent.id, serverNow: Date.now() + this.#clockOffset }),
+      )
       .catch(() => null);
     if (jwe === null) {
       this.#setBusy(false);

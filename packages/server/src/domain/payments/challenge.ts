@@ -1,5 +1,6 @@
 import { isSandbox3dsCode } from '../../processors/sandbox.ts';
 import type { Account } from '../accounts.ts';
+import { allowedOrigins } from '../allowed-origins.ts';
 import { ApiError } from '../errors.ts';
 import type { PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS } from '../transactions.ts';
@@ -19,6 +20,8 @@ export interface ChallengeView {
   last4: string;
   /** False once the attempt has finished: the page then only reports the outcome. */
   open: boolean;
+  /** The account's allowed origins: the pages that may frame its widget, and so this page. */
+  allowedOrigins: string[];
 }
 
 const notFound = () => new ApiError('challenge_invalid', 'This authentication request is unknown or has ended.');
@@ -41,6 +44,7 @@ export async function challengeView(deps: ChallengeDeps, token: string): Promise
     brand: tx.card.brand,
     last4: tx.card.last4,
     open: tx.status === TX_STATUS.pending,
+    allowedOrigins: account ? allowedOrigins(account) : [],
   };
 }
 

@@ -7,11 +7,11 @@ import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
+import { type CardBindingDeps, openBoundCard } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
 import { type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
 
-export interface ConfirmDeps extends OutcomeDeps {
-  keyring: { decrypt(jwe: string): Promise<unknown> };
+export interface ConfirmDeps extends OutcomeDeps, CardBindingDeps {
   processors: ProcessorRegistry;
 }
 
@@ -83,7 +83,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       'Live payments are not available: no live connector is configured.',
     );
   }
-  const card = checkCard((await deps.keyring.decrypt(input.card)) as Record<string, unknown>, now);
+  const card = checkCard(await openBoundCard(deps, input.card, intent, now), now);
   const pending = pendingAttempt(intent, input, card, processor.name, now);
   const started = await deps.store.beginAttempt(
     pending,

@@ -16,6 +16,9 @@ export function challengePage(view: ChallengeView): { html: string; csp: string 
     "connect-src 'self'",
     "form-action 'self'",
     "base-uri 'none'",
+    // Every ancestor must match: the widget (our origin) and the merchant page that frames
+    // it. An account without allowed origins lets any page frame its widget, so this too.
+    `frame-ancestors ${view.allowedOrigins.length ? ["'self'", ...view.allowedOrigins].join(' ') : '*'}`,
   ].join('; ');
   const amount = escapeHtml(formatMoney(view.amount, view.currency));
   const body = view.open

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { challengeView, completeChallenge } from '../../domain/payments/challenge.ts';
 import { paymentDeps } from '../../services.ts';
+import { sendErrorPage } from '../checkout/error-page.ts';
 import type { Services } from '../services.ts';
 import { challengePage } from './challenge-page.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
@@ -18,6 +19,15 @@ export function registerChallenge(app: FastifyInstance, services: Services): voi
     '/challenge/:token',
     { schema: { params: Params } },
     async (request, reply) => {
+      // Only the widget frames this page, from our own origin; a browser says who asked.
+      const site = request.headers['sec-fetch-site'];
+      if (site !== undefined && site !== 'same-origin') {
+        return sendErrorPage(request, reply, {
+          status: 403,
+          title: 'This page opens inside the payment form',
+          message: 'Go back to the shop’s checkout to confirm this payment with your bank.',
+        });
+      }
       const view = await challengeView(paymentDeps(services), request.params.token);
       const { html, csp } = challengePage(view);
       return reply

@@ -20,8 +20,13 @@ export function toOutcomeOut(outcome: PaymentOutcome, baseUrl: string): PaymentO
     payment_intent: outcome.intent.id,
     transaction_id: outcome.transaction.id,
   };
-  if (outcome.status === 'requires_action')
-    out.challenge_url = `${baseUrl}/embed/v1/challenge/${outcome.challengeToken}`;
+  if (outcome.status === 'requires_action') out.challenge_url = challengeUrl(baseUrl, outcome.challengeToken);
   if (outcome.status === 'failed') out.error = { type: ERROR_STATUS[outcome.error.code].type, ...outcome.error };
   return out;
 }
+
+/**
+ * The sandbox ACS page of a challenge. The widget opens its path on its own origin, so a
+ * widget loaded by another host name than the base URL still hears the page's answer.
+ */
+export const challengeUrl = (baseUrl: string, token: string) => `${baseUrl}/embed/v1/challenge/${token}`;

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { PaymentIntent } from '../../domain/intents.ts';
 import { intentForSecret } from '../../domain/payments/confirm.ts';
+import { TX_STATUS } from '../../domain/transactions.ts';
 import { paymentDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
+import { challengeUrl } from './outcome-schema.ts';
 import { accountForClientKey } from './payment-deps.ts';
 
 const ShopperIntentIn = Type.Object(
@@ -20,7 +23,14 @@ const ShopperIntentOut = Type.Object({
   merchant_name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
   theme: Type.Union([Type.String(), Type.Null()]),
+  /** Our clock (ms): the widget dates its card ciphertext by it, not by the shopper's clock. */
+  server_time: Type.Integer(),
+  /** The latest attempt: the paid one of a succeeded intent, the one under way of a processing one. */
+  transaction_id: Type.Union([Type.String(), Type.Null()]),
+  /** While that attempt waits on 3-D Secure: where a reloaded widget resumes it. */
+  challenge_url: Type.Optional(Type.String()),
 });
+type ShopperIntentOut = Static<typeof ShopperIntentOut>;
 
 export function registerShopperIntent(app: FastifyInstance, services: Services): void {
   app.post<{ Body: Static<typeof ShopperIntentIn> }>(
@@ -30,7 +40,7 @@ export function registerShopperIntent(app: FastifyInstance, services: Services):
       const account = await accountForClientKey(services, request.body.pk);
       const intent = await intentForSecret(paymentDeps(services), account, request.body.client_secret);
       const expired = intent.status !== 'succeeded' && intent.expiresAt <= services.clock.now();
-      return {
+      const out: ShopperIntentOut = {
         id: intent.id,
         amount: intent.amount,
         currency: intent.currency,
@@ -39,7 +49,18 @@ export function registerShopperIntent(app: FastifyInstance, services: Services):
         merchant_name: account.name,
         description: intent.description,
         theme: intent.theme,
+        server_time: services.clock.now(),
+        transaction_id: intent.lastTransactionId,
       };
+      const token = await openChallengeOf(services, intent);
+      if (token && !expired) out.challenge_url = challengeUrl(services.config.baseUrl, token);
+      return out;
     },
   );
+}
+
+async function openChallengeOf(services: Services, intent: PaymentIntent): Promise<string | null> {
+  if (intent.status !== 'processing' || !intent.lastTransactionId) return null;
+  const tx = await services.repos.transactions.find(intent.accountId, intent.lastTransactionId);
+  return tx?.status === TX_STATUS.pending ? tx.challengeToken : null;
 }

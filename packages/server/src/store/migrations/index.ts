@@ -6,6 +6,8 @@ import * as m0004 from './0004-webhooks.ts';
 import * as m0005 from './0005-products.ts';
 import * as m0006 from './0006-pending-attempts-index.ts';
 import * as m0010 from './0010-dashboard.ts';
+import * as m0030 from './0030-card-ciphertext-uses.ts';
+import * as m0031 from './0031-checkout-start-windows.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +18,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-products': m0005,
   '0006-pending-attempts-index': m0006,
   '0010-dashboard': m0010,
+  '0030-card-ciphertext-uses': m0030,
+  '0031-checkout-start-windows': m0031,
 };
 
 export const migrationProvider: MigrationProvider = {

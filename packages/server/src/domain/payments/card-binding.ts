@@ -1,0 +1,63 @@
+import { MINUTE } from '../../clock.ts';
+import { type DecryptedCard, invalidJwe } from '../../crypto/card-keyring.ts';
+import type { CardInput } from '../cards.ts';
+import type { PaymentIntent } from '../intents.ts';
+
+/**
+ * A card ciphertext pays one payment, once, soon after it was made (docs/decisions/0080).
+ * The widget names the intent, an issue time and a unique id in the JWE protected header,
+ * which AES-GCM authenticates: a blob lifted from a log cannot be re-aimed or re-used.
+ */
+
+/** How old a ciphertext may be: the widget encrypts when Pay is pressed, so seconds suffice. */
+export const CARD_JWE_MAX_AGE_MS = 5 * MINUTE;
+/** How far ahead of our clock an issue time may be (the widget corrects for the shopper's clock). */
+export const CARD_JWE_MAX_AHEAD_MS = MINUTE;
+const JTI = /^[A-Za-z0-9_-]{16,64}$/;
+
+export interface CiphertextUse {
+  jti: string;
+  accountId: string;
+  paymentIntentId: string;
+  usedAt: number;
+  expiresAt: number;
+}
+
+export interface UsedCiphertexts {
+  /** Records a use; false when this `jti` was used before (by any process). */
+  claim(use: CiphertextUse): Promise<boolean>;
+}
+
+export interface CardBindingDeps {
+  keyring: { decrypt(jwe: string): Promise<DecryptedCard> };
+  usedCiphertexts: UsedCiphertexts;
+}
+
+/** Decrypts the card for `intent`, refusing a foreign, stale, replayed or non-object ciphertext. */
+export async function openBoundCard(
+  deps: CardBindingDeps,
+  jwe: string,
+  intent: PaymentIntent,
+  now: number,
+): Promise<CardInput> {
+  const { payload, header } = await deps.keyring.decrypt(jwe);
+  const { payment_intent: boundTo, iat, jti } = header;
+  if (typeof boundTo !== 'string' || typeof iat !== 'number' || typeof jti !== 'string' || !JTI.test(jti)) {
+    throw invalidJwe('it is not bound to a payment; reload the payment form');
+  }
+  if (boundTo !== intent.id) throw invalidJwe('it was made for another payment');
+  const issuedAt = iat * 1000;
+  if (!Number.isFinite(issuedAt) || issuedAt < now - CARD_JWE_MAX_AGE_MS || issuedAt > now + CARD_JWE_MAX_AHEAD_MS) {
+    throw invalidJwe('it is too old or dated in the future; enter the card again');
+  }
+  const fresh = await deps.usedCiphertexts.claim({
+    jti,
+    accountId: intent.accountId,
+    paymentIntentId: intent.id,
+    usedAt: now,
+    expiresAt: issuedAt + CARD_JWE_MAX_AGE_MS,
+  });
+  if (!fresh) throw invalidJwe('it has already been used; a card is encrypted for one attempt only');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalidJwe();
+  return payload as CardInput;
+}
