@@ -17,6 +17,11 @@ export interface Config {
   webhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
   webhooksPollMs: number;
+  /**
+   * OBOLUS_MASTER_KEY: base64 of 32 random bytes (a comma-separated list during a rotation, the
+   * first seals). Unset: generated into the data directory for SQLite, refused on PostgreSQL.
+   */
+  masterKey: string | undefined;
   /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
   liveConnector: LiveConnectorConfig | null;
 }
@@ -36,6 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
+    masterKey: env.OBOLUS_MASTER_KEY || undefined,
     liveConnector: parseLiveConnectorConfig(env),
   };
 }

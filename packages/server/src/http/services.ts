@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { CardKeyring } from '../crypto/card-keyring.ts';
+import type { SecretBox } from '../crypto/master-key.ts';
 import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
 import type { AccountCache } from '../store/account-cache.ts';
@@ -12,6 +13,8 @@ export interface Services {
   config: Config;
   clock: Clock;
   database: DatabaseHandle;
+  /** Seals secrets at rest under the master key (crypto/master-key.ts). */
+  secrets: SecretBox;
   repos: Repositories;
   /** Secret keys and accounts that authenticated recently (a few seconds). */
   credentials: AccountCache;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SecretBox } from '../crypto/master-key.ts';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
@@ -36,9 +37,13 @@ export interface Repositories {
   eventFeed: EventFeedRepository;
 }
 
-/** `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts). */
+/**
+ * `secrets` seals card-encryption keys and webhook secrets at rest (crypto/master-key.ts);
+ * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts).
+ */
 export function createRepositories(
   db: Kysely<Database>,
+  secrets: SecretBox,
   writes: WriteRunner = new TransactionPerWrite(db),
 ): Repositories {
   return {
@@ -47,14 +52,14 @@ export function createRepositories(
     idempotency: new IdempotencyRepository(db, writes),
     transactions: new TransactionsRepository(db),
     payments: new PaymentsRepository(db, writes),
-    encryptionKeys: new EncryptionKeysRepository(db),
+    encryptionKeys: new EncryptionKeysRepository(db, secrets),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
-    webhookEndpoints: new WebhookEndpointsRepository(db),
-    webhookFanout: new WebhookFanoutRepository(db),
-    webhookDeliveries: new WebhookDeliveriesRepository(db),
+    webhookEndpoints: new WebhookEndpointsRepository(db, secrets),
+    webhookFanout: new WebhookFanoutRepository(db, secrets),
+    webhookDeliveries: new WebhookDeliveriesRepository(db, secrets),
     webhookAttempts: new WebhookAttemptsRepository(db),
     eventFeed: new EventFeedRepository(db),
   };

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { SecretBox } from '../../crypto/master-key.ts';
 import type { StoredEvent } from '../../domain/events.ts';
 import type { AttemptOutcome, ClaimedDelivery, Delivery, DeliveryStore } from '../../domain/webhooks/deliveries.ts';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
@@ -27,8 +28,10 @@ export function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
 export class WebhookDeliveriesRepository implements DeliveryStore {
   readonly #db: Kysely<Database>;
   readonly #postgres: boolean;
-  constructor(db: Kysely<Database>) {
+  readonly #box: SecretBox;
+  constructor(db: Kysely<Database>, box: SecretBox) {
     this.#db = db;
+    this.#box = box;
     this.#postgres = isPostgres(db);
   }
 
@@ -69,7 +72,7 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
       .selectAll()
       .where('id', 'in', [...new Set(ids)])
       .execute();
-    return rows.map(toEndpoint);
+    return rows.map((row) => toEndpoint(this.#box, row));
   }
 
   async #events(ids: string[]): Promise<StoredEvent[]> {
@@ -133,6 +136,6 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
       .where('failing_since', '<=', outcome.disableIfFailingSince)
       .returningAll()
       .executeTakeFirst();
-    if (disabled) await appendEvents(trx, [outcome.disabledEvent(toEndpoint(disabled))], now);
+    if (disabled) await appendEvents(trx, [outcome.disabledEvent(toEndpoint(this.#box, disabled))], now);
   }
 }
