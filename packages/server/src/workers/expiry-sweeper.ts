@@ -1,24 +1,43 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
-import { expireDueIntents } from '../domain/payments/expire.ts';
+import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/payments/expire.ts';
 import type { Services } from '../http/services.ts';
 import { paymentDeps } from '../services.ts';
 
+export interface ExpirySweeper {
+  /** One pass now: sandbox attempts cut short are settled, then due intents expire. Passes never overlap. */
+  runOnce(): Promise<{ settled: number; expired: number }>;
+  /** Stops the timer and waits for a pass under way. */
+  stop(): Promise<void>;
+}
+
 /** Every 30 s, intents past their 7-day window become `expired` (several processes may run it). */
-export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): { stop(): void } {
-  let running = false;
-  const timer = setInterval(async () => {
-    if (running) return;
-    running = true;
+export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): ExpirySweeper {
+  let running: Promise<{ settled: number; expired: number }> | undefined;
+  const pass = async () => {
     try {
-      const expired = await expireDueIntents(paymentDeps(services));
-      if (expired.length > 0) logger.info({ count: expired.length }, 'expired payment intents');
+      const deps = paymentDeps(services);
+      const settled = (await settleInterruptedSandboxAttempts(deps)).length;
+      if (settled > 0) logger.warn({ count: settled }, 'settled sandbox attempts interrupted by a stopped process');
+      const expired = (await expireDueIntents(deps)).length;
+      if (expired > 0) logger.info({ count: expired }, 'expired payment intents');
+      return { settled, expired };
     } catch (error) {
       logger.error({ err: error }, 'expiry sweep failed');
-    } finally {
-      running = false;
+      return { settled: 0, expired: 0 };
     }
-  }, everyMs);
+  };
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(runOnce, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const stop = async () => {
+    clearInterval(timer);
+    await running;
+  };
+  return { runOnce, stop };
 }
