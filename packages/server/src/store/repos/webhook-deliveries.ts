@@ -1,13 +1,20 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { SecretBox } from '../../crypto/master-key.ts';
 import type { StoredEvent } from '../../domain/events.ts';
-import type { AttemptOutcome, ClaimedDelivery, Delivery, DeliveryStore } from '../../domain/webhooks/deliveries.ts';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  Delivery,
+  DeliveryStore,
+  SendCaps,
+} from '../../domain/webhooks/deliveries.ts';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { Database, WebhookDeliveriesTable } from '../schema.ts';
 import { isPostgres } from './engine.ts';
 import { appendEvents, toEvent } from './events.ts';
 import { attemptRow } from './webhook-attempts.ts';
+import { fairDueDeliveryIds } from './webhook-claim.ts';
 import { toEndpoint } from './webhook-endpoints.ts';
 
 export function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
@@ -35,27 +42,18 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
     this.#postgres = isPostgres(db);
   }
 
-  async claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]> {
     const lockToken = randomBase62(16);
-    const candidates = this.#db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1))
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .$if(this.#postgres, (q) => q.forUpdate().skipLocked());
-    const rows = await this.#db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: now + leaseMs, lock_token: lockToken })
-      .where('id', 'in', candidates)
-      // Repeated for the rows a concurrent claim changed after this statement's snapshot.
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .returningAll()
-      .execute();
+    const fair = fairDueDeliveryIds(now, limit, caps);
+    // PostgreSQL: rows another dispatcher is claiming right now are skipped, not waited for.
+    const candidates = this.#postgres
+      ? sql`select id from webhook_deliveries where id in (${fair}) for update skip locked`
+      : fair;
+    const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
+      update webhook_deliveries set locked_until = ${now + leaseMs}, lock_token = ${lockToken}
+      where id in (${candidates})
+        and status = 'pending' and (locked_until is null or locked_until <= ${now})
+      returning *`.execute(this.#db);
     if (rows.length === 0) return [];
     const endpoints = await this.#endpoints(rows.map((r) => r.endpoint_id));
     const events = await this.#events(rows.map((r) => r.event_id));

@@ -1,10 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../../crypto/master-key.ts';
 import type { Page } from '../../domain/intents.ts';
 import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, WebhookEndpointsTable } from '../schema.ts';
+import { isPostgres } from './engine.ts';
 import { openEndpointSecrets, sealEndpointSecrets } from './sealed-secrets.ts';
 
 export function toEndpoint(box: SecretBox, row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
@@ -57,25 +58,43 @@ export class WebhookEndpointsRepository implements EndpointStore {
     this.#box = box;
   }
 
-  async insert(endpoint: WebhookEndpoint): Promise<void> {
-    await this.#db
-      .insertInto('webhook_endpoints')
-      .values({
-        id: endpoint.id,
-        account_id: endpoint.accountId,
-        url: endpoint.url,
-        mode: endpoint.mode,
-        description: endpoint.description,
-        enabled_events: JSON.stringify(endpoint.enabledEvents),
-        enabled: endpoint.enabled ? 1 : 0,
-        disabled_reason: endpoint.disabledReason,
-        ...sealEndpointSecrets(this.#box, endpoint.id, endpoint),
-        previous_secret_expires_at: endpoint.previousSecretExpiresAt,
-        failing_since: endpoint.failingSince,
-        created_at: endpoint.createdAt,
-        updated_at: endpoint.updatedAt,
-      })
-      .execute();
+  /** Inserts the endpoint unless its account has `maxPerAccount` already; answers whether it did. */
+  async insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      // PostgreSQL: concurrent creates of one account queue on its row, so the count holds.
+      await trx
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', '=', endpoint.accountId)
+        .$if(isPostgres(this.#db), (q) => q.forUpdate())
+        .execute();
+      const { count } = await trx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', endpoint.accountId)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= maxPerAccount) return false;
+      await trx.insertInto('webhook_endpoints').values(this.#row(endpoint)).execute();
+      return true;
+    });
+  }
+
+  #row(endpoint: WebhookEndpoint): Insertable<WebhookEndpointsTable> {
+    return {
+      id: endpoint.id,
+      account_id: endpoint.accountId,
+      url: endpoint.url,
+      mode: endpoint.mode,
+      description: endpoint.description,
+      enabled_events: JSON.stringify(endpoint.enabledEvents),
+      enabled: endpoint.enabled ? 1 : 0,
+      disabled_reason: endpoint.disabledReason,
+      ...sealEndpointSecrets(this.#box, endpoint.id, endpoint),
+      previous_secret_expires_at: endpoint.previousSecretExpiresAt,
+      failing_since: endpoint.failingSince,
+      created_at: endpoint.createdAt,
+      updated_at: endpoint.updatedAt,
+    };
   }
 
   async find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined> {
