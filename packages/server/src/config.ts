@@ -1,3 +1,4 @@
+import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './processors/live-connector-config.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
@@ -11,8 +12,8 @@ export interface Config {
   /** Public address of transaction retrieval and the dashboard. */
   appUrl: string;
   logLevel: string;
-  /** Trust X-Forwarded-For from a reverse proxy in front (for client IPs). */
-  trustProxy: boolean;
+  /** OBOLUS_TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client (http/trusted-proxies.ts). */
+  trustProxy: TrustProxy;
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
   webhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
@@ -38,7 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
-    trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
+    trustProxy: parseTrustProxy(env.OBOLUS_TRUST_PROXY),
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     masterKey: env.OBOLUS_MASTER_KEY || undefined,

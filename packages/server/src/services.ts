@@ -57,7 +57,7 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     processors: createProcessorRegistry(
       options.liveProcessor !== undefined ? options.liveProcessor : liveConnectorOf(config, options.logger),
     ),
-    limiter: new FailureLimiter(clock),
+    limiter: new FailureLimiter(repos.rateCounters, clock),
   };
 }
 

@@ -18,6 +18,7 @@ import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import type { Services } from './services.ts';
+import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
 import { validatorCompiler } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -32,7 +33,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     // One line per request, written when it is answered (below), instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: services.config.trustProxy,
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     return503OnClosing: true,
     routerOptions: {
       // Ids longer than any real one still reach the routes and get their own 404.
@@ -49,6 +50,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  warnOfUntrustedProxy(app, services.config.trustProxy);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('account', null);

@@ -21,6 +21,6 @@ export interface Services {
   /** Card-encryption keys (JWKS, decryption). */
   keyring: CardKeyring;
   processors: ProcessorRegistry;
-  /** Failed payments per client IP (card-testing protection), per process. */
+  /** Failed payments per client network (card-testing protection), shared by every process. */
   limiter: FailureLimiter;
 }

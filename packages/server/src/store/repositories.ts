@@ -9,6 +9,7 @@ import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
 import { PaymentsRepository } from './repos/payments.ts';
 import { ProductsRepository } from './repos/products.ts';
+import { RateCountersRepository } from './repos/rate-counters.ts';
 import { RefundsRepository } from './repos/refunds.ts';
 import { TransactionsRepository } from './repos/transactions.ts';
 import { WebhookAttemptsRepository } from './repos/webhook-attempts.ts';
@@ -29,6 +30,8 @@ export interface Repositories {
   chargebacks: ChargebacksRepository;
   products: ProductsRepository;
   allowedOrigins: AllowedOriginsRepository;
+  /** Fixed-window counters every process shares (rate limits). */
+  rateCounters: RateCountersRepository;
   /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
   webhookEndpoints: WebhookEndpointsRepository;
   webhookFanout: WebhookFanoutRepository;
@@ -57,6 +60,7 @@ export function createRepositories(
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
+    rateCounters: new RateCountersRepository(db),
     webhookEndpoints: new WebhookEndpointsRepository(db, secrets),
     webhookFanout: new WebhookFanoutRepository(db, secrets),
     webhookDeliveries: new WebhookDeliveriesRepository(db, secrets),

@@ -212,6 +212,17 @@ export interface WebhookAttemptsTable {
   next_attempt_at: number | null;
 }
 
+export interface RateCountersTable {
+  /** What is counted, e.g. payment_failures. */
+  scope: string;
+  /** Whom it is counted for, e.g. a client network. */
+  subject: string;
+  window_start: number;
+  count: number;
+  /** window_start + the window's length: prunable from then on. */
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   secret_keys: SecretKeysTable;
@@ -225,4 +236,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  rate_counters: RateCountersTable;
 }

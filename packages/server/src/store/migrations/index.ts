@@ -6,6 +6,7 @@ import * as m0004 from './0004-webhooks.ts';
 import * as m0005 from './0005-products.ts';
 import * as m0006 from './0006-pending-attempts-index.ts';
 import * as m0020 from './0020-secrets-at-rest.ts';
+import * as m0021 from './0021-rate-counters.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-products': m0005,
   '0006-pending-attempts-index': m0006,
   '0020-secrets-at-rest': m0020,
+  '0021-rate-counters': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {
