@@ -23,6 +23,8 @@ export interface Config {
    * first seals). Unset: generated into the data directory for SQLite, refused on PostgreSQL.
    */
   masterKey: string | undefined;
+  /** OBOLUS_METRICS_HOST / OBOLUS_METRICS_PORT: the listener of GET /metrics; null: none (OBOLUS_METRICS_PORT=off). */
+  metrics: { host: string; port: number } | null;
   /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
   liveConnector: LiveConnectorConfig | null;
 }
@@ -43,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     masterKey: env.OBOLUS_MASTER_KEY || undefined,
+    metrics: parseMetrics(env),
     liveConnector: parseLiveConnectorConfig(env),
   };
 }
@@ -55,10 +58,19 @@ function parsePollMs(text: string): number {
   return ms;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, name = 'PORT'): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be 0..65535, got '${text}'`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new Error(`${name} must be 0..65535, got '${text}'`);
   return port;
+}
+
+/** Prometheus exporters' customary port, on loopback: scrape it from the host, or set a private address. */
+export const DEFAULT_METRICS_PORT = 9464;
+
+function parseMetrics(env: NodeJS.ProcessEnv): Config['metrics'] {
+  const port = env.OBOLUS_METRICS_PORT ?? String(DEFAULT_METRICS_PORT);
+  if (port === 'off') return null;
+  return { host: env.OBOLUS_METRICS_HOST || '127.0.0.1', port: parsePort(port, 'OBOLUS_METRICS_PORT') };
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { newRequestId } from '../ids.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
@@ -24,7 +25,11 @@ import { validatorCompiler } from './validation.ts';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const MAX_PARAM_LENGTH = 2048;
 
-export async function buildApp(services: Services, logger: Logger): Promise<FastifyInstance> {
+/** The public app, and the metrics it counts (served apart: plugins/metrics.ts `serveMetrics`). */
+export async function buildApp(
+  services: Services,
+  logger: Logger,
+): Promise<{ app: FastifyInstance; metrics: Registry }> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newRequestId(),
@@ -69,7 +74,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     );
   });
   useApiErrors(app);
-  useMetrics(app);
+  const metrics = useMetrics(app);
   registerHealth(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
@@ -94,5 +99,5 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     },
     { prefix: '/api/v1' },
   );
-  return app;
+  return { app, metrics };
 }

@@ -15,6 +15,8 @@ export const ENGINES: Engine[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
  * PostgreSQL, SQLite processes share the key file generated beside their database.
  */
 if (PG_URL) process.env.OBOLUS_MASTER_KEY ||= randomBytes(32).toString('base64');
+/** Test files run side by side: each `obolus serve` they spawn takes a free metrics port, not the shared default. */
+process.env.OBOLUS_METRICS_PORT ||= '0';
 
 export interface TestDatabase {
   engine: Engine;

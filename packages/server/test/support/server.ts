@@ -66,6 +66,7 @@ export async function startTestServer(
         PORT: String(port),
         OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
         OBOLUS_MASTER_KEY: process.env.OBOLUS_MASTER_KEY,
+        OBOLUS_METRICS_PORT: '0',
       }),
       host: '127.0.0.1',
       databaseUrl: database.url,
