@@ -14,12 +14,9 @@ describe.each(ENGINES)('text fields refuse control characters and lone surrogate
   });
   afterAll(() => t.close());
 
-  const createIntent = (fields: string) =>
-    t.call('POST', '/api/v1/payment-intents', {
-      key: shop.secretKey,
-      rawBody: rawJson(fields),
-      headers: { 'content-type': 'application/json' },
-    });
+  const postRaw = (path: string, rawBody: string) =>
+    t.call('POST', path, { key: shop.secretKey, rawBody, headers: { 'content-type': 'application/json' } });
+  const createIntent = (fields: string) => postRaw('/api/v1/payment-intents', rawJson(fields));
 
   it.each([
     ['"reference": "order\\u00001"', 'reference'],
@@ -49,18 +46,13 @@ describe.each(ENGINES)('text fields refuse control characters and lone surrogate
   });
 
   it('applies to every route: products, webhook endpoints and query strings', async () => {
-    const product = await t.call('POST', '/api/v1/products', {
-      key: shop.secretKey,
-      rawBody: '{"name": "Mug\\u0000", "amount": 1500, "currency": "USD"}',
-      headers: { 'content-type': 'application/json' },
-    });
+    const product = await postRaw('/api/v1/products', '{"name": "Mug\\u0000", "amount": 1500, "currency": "USD"}');
     expect(product.status).toBe(400);
     expect(product.json.error.param).toBe('name');
-    const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
-      key: shop.secretKey,
-      rawBody: '{"url": "https://shop.example/h", "enabled_events": ["*"], "description": "\\ud800"}',
-      headers: { 'content-type': 'application/json' },
-    });
+    const endpoint = await postRaw(
+      '/api/v1/webhook-endpoints',
+      '{"url": "https://shop.example/h", "enabled_events": ["*"], "description": "\\ud800"}',
+    );
     expect(endpoint.status).toBe(400);
     expect(endpoint.json.error.param).toBe('description');
     const list = await t.call('GET', '/api/v1/payment-intents?starting_after=pi%00x', { key: shop.secretKey });
