@@ -90,8 +90,9 @@ describe.each(ENGINES)('webhook fairness across merchants (%s)', (engine) => {
     const intent = (await createIntent(otherShop)).json;
     await waitFor(() => healthy.received.some((w) => w.json?.data?.object?.id === intent.id), 5_000);
     const delay = Date.now() - started;
-    // Before: claimed 20 at a time, oldest first, each batch waiting for its slowest send, about 40 s.
-    expect(delay).toBeLessThan(2_000);
+    // Before: claimed 20 at a time, oldest first, each batch waiting for its slowest send (10 s
+    // each): at least 10 s, about 40 s here. The bound leaves room for a loaded machine.
+    expect(delay).toBeLessThan(5_000);
     // Each hanging endpoint held at most its own share of senders.
     expect(hanging.maxOpenPerPath()).toBeLessThanOrEqual(4);
   });
