@@ -9,8 +9,29 @@ import type { SendCaps } from '../../domain/webhooks/deliveries.ts';
  * - among what is left, every account's oldest due delivery comes before any account's
  *   second (round robin by account), so a merchant with a backlog does not delay another.
  */
-export function fairDueDeliveryIds(now: number, limit: number, caps: SendCaps): RawBuilder<{ id: string }> {
+export function fairDueDeliveryIds(
+  now: number,
+  limit: number,
+  caps: SendCaps,
+  postgres: boolean,
+): RawBuilder<{ id: string }> {
+  if (!postgres)
+    return sql<{
+      id: string;
+    }>`select id from (${fairDue(now, limit, caps)}) f order by f.account_slot, f.next_attempt_at, f.id limit ${limit}`;
+  // Rows another dispatcher is claiming right now are skipped, not waited for; the candidates
+  // reach past `limit` so that a dispatcher claiming beside another still finds work.
   return sql<{ id: string }>`
+    select d.id from webhook_deliveries d
+    join (${fairDue(now, limit * 4 + 100, caps)}) f on f.id = d.id
+    order by f.account_slot, f.next_attempt_at, f.id
+    limit ${limit}
+    for update of d skip locked`;
+}
+
+/** Due deliveries within the caps with their account slot, best first, at most `candidates`. */
+function fairDue(now: number, candidates: number, caps: SendCaps): RawBuilder<unknown> {
+  return sql`
     with leased as (
       select account_id, endpoint_id, count(*) as n
       from webhook_deliveries
@@ -33,8 +54,8 @@ export function fairDueDeliveryIds(now: number, limit: number, caps: SendCaps): 
       from due
       where due.endpoint_slot <= ${caps.perEndpoint}
     )
-    select id from ranked
+    select id, account_slot, next_attempt_at from ranked
     where account_slot <= ${caps.perAccount}
     order by account_slot, next_attempt_at, id
-    limit ${limit}`;
+    limit ${candidates}`;
 }

@@ -44,11 +44,7 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
 
   async claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]> {
     const lockToken = randomBase62(16);
-    const fair = fairDueDeliveryIds(now, limit, caps);
-    // PostgreSQL: rows another dispatcher is claiming right now are skipped, not waited for.
-    const candidates = this.#postgres
-      ? sql`select id from webhook_deliveries where id in (${fair}) for update skip locked`
-      : fair;
+    const candidates = fairDueDeliveryIds(now, limit, caps, this.#postgres);
     const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
       update webhook_deliveries set locked_until = ${now + leaseMs}, lock_token = ${lockToken}
       where id in (${candidates})
