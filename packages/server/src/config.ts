@@ -1,3 +1,4 @@
+import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './processors/live-connector-config.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
@@ -11,12 +12,19 @@ export interface Config {
   /** Public address of transaction retrieval and the dashboard. */
   appUrl: string;
   logLevel: string;
-  /** Trust X-Forwarded-For from a reverse proxy in front (for client IPs). */
-  trustProxy: boolean;
+  /** OBOLUS_TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client (http/trusted-proxies.ts). */
+  trustProxy: TrustProxy;
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
   webhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
   webhooksPollMs: number;
+  /**
+   * OBOLUS_MASTER_KEY: base64 of 32 random bytes (a comma-separated list during a rotation, the
+   * first seals). Unset: generated into the data directory for SQLite, refused on PostgreSQL.
+   */
+  masterKey: string | undefined;
+  /** OBOLUS_METRICS_HOST / OBOLUS_METRICS_PORT: the listener of GET /metrics; null: none (OBOLUS_METRICS_PORT=off). */
+  metrics: { host: string; port: number } | null;
   /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
   liveConnector: LiveConnectorConfig | null;
   /**
@@ -38,9 +46,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl,
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
-    trustProxy: env.OBOLUS_TRUST_PROXY === 'true',
+    trustProxy: parseTrustProxy(env.OBOLUS_TRUST_PROXY),
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
+    masterKey: env.OBOLUS_MASTER_KEY || undefined,
+    metrics: parseMetrics(env),
     liveConnector: parseLiveConnectorConfig(env),
     checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
   };
@@ -63,10 +73,19 @@ function parseReceiptMinutes(text: string): number {
   return minutes;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, name = 'PORT'): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be 0..65535, got '${text}'`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new Error(`${name} must be 0..65535, got '${text}'`);
   return port;
+}
+
+/** Prometheus exporters' customary port, on loopback: scrape it from the host, or set a private address. */
+export const DEFAULT_METRICS_PORT = 9464;
+
+function parseMetrics(env: NodeJS.ProcessEnv): Config['metrics'] {
+  const port = env.OBOLUS_METRICS_PORT ?? String(DEFAULT_METRICS_PORT);
+  if (port === 'off') return null;
+  return { host: env.OBOLUS_METRICS_HOST || '127.0.0.1', port: parsePort(port, 'OBOLUS_METRICS_PORT') };
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');

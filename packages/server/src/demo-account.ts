@@ -1,10 +1,28 @@
 import { type AccountWithKeys, createAccount } from './domain/accounts.ts';
 import { createProduct, type Product } from './domain/products.ts';
 import type { Services } from './http/services.ts';
+import type { Engine } from './store/database.ts';
 
 export interface DemoAccount extends AccountWithKeys {
   /** A sandbox product, so the hosted checkout page can be opened and paid at once. */
   product: Product;
+}
+
+/**
+ * Whether a first start makes the demo account (decision 0074): on the embedded default
+ * (OBOLUS_DATABASE_URL unset) or when asked with `serve --demo` on a SQLite file; never on
+ * PostgreSQL, which is a production database: an active account with a printed key there is
+ * a door left open.
+ */
+export function wantsDemoAccount(engine: Engine, databaseUrlSet: boolean, asked: boolean): boolean {
+  if (engine === 'postgres') {
+    if (asked)
+      throw new Error(
+        '--demo is for the embedded SQLite database only; on PostgreSQL create accounts with `obolus accounts create`',
+      );
+    return false;
+  }
+  return asked || !databaseUrlSet;
 }
 
 /**

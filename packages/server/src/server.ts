@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
+import { type MetricsListener, serveMetrics } from './http/plugins/metrics.ts';
 import type { Services } from './http/services.ts';
 import { type OpenServicesOptions, openServices } from './services.ts';
 import { startDisputeSimulator } from './workers/dispute-simulator.ts';
@@ -15,6 +17,8 @@ export interface RunningServer {
   services: Services;
   /** The address it listens on, e.g. http://127.0.0.1:4242 */
   address: string;
+  /** Where GET /metrics answers (its own listener, loopback by default); null when off or its port was taken. */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -27,7 +31,7 @@ export async function startServer(
   const services =
     options.services ??
     (await openServices(config, { logger: logger.child({ component: 'live-connector' }), ...options }));
-  const app = await buildApp(services, logger);
+  const { app, metrics } = await buildApp(services, logger);
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -36,6 +40,7 @@ export async function startServer(
     if (!options.services) await services.database.close();
     throw error;
   }
+  const metricsListener = await startMetrics(config, metrics, logger);
   // Background work of this process; each stops with the server.
   const workers = [
     startMaintenance(services, logger),
@@ -50,9 +55,24 @@ export async function startServer(
       // Awaited: the webhook worker finishes its pass before the database closes.
       for (const worker of workers) await worker.stop();
       await app.close();
+      await metricsListener?.close();
       if (!options.services) await services.database.close();
     })();
     return closing;
   };
-  return { app, services, address, close };
+  return { app, services, address, metricsUrl: metricsListener?.url ?? null, close };
+}
+
+/** Metrics are worth less than payments: a taken port is logged, and the service runs on without them. */
+async function startMetrics(config: Config, metrics: Registry, logger: Logger): Promise<MetricsListener | null> {
+  if (!config.metrics) return null;
+  try {
+    return await serveMetrics(metrics, config.metrics.host, config.metrics.port);
+  } catch (error) {
+    logger.warn(
+      { err: error, port: config.metrics.port },
+      'metrics listener not started: set OBOLUS_METRICS_PORT to a free port (or off)',
+    );
+    return null;
+  }
 }

@@ -2,6 +2,7 @@ import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
+import { openSecretBox } from './crypto/master-key.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
 import type { Services } from './http/services.ts';
@@ -9,7 +10,8 @@ import { type ConnectorLog, HttpAcquirer } from './processors/http-acquirer.ts';
 import type { Processor } from './processors/processor.ts';
 import { createProcessorRegistry } from './processors/registry.ts';
 import { AccountCache } from './store/account-cache.ts';
-import { migrateToLatest, openDatabase } from './store/database.ts';
+import { isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
+import { resealSecrets } from './store/repos/sealed-secrets.ts';
 import { createRepositories } from './store/repositories.ts';
 import { writeRunnerFor } from './store/write-runner.ts';
 
@@ -28,26 +30,34 @@ export interface OpenServicesOptions {
 
 /** Opens the database named by the configuration, brings its schema up to date, and wires the repositories. */
 export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<Services> {
+  const secrets = openSecretBox(
+    config.masterKey,
+    config.databaseUrl,
+    isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite',
+  );
   const database = openDatabase(config.databaseUrl, options.schema ? { schema: options.schema } : {});
   try {
     await migrateToLatest(database.db, options.onMigration);
+    // Secrets written before migration 0020 are sealed on the first start after it.
+    await resealSecrets(database.db, secrets, true);
   } catch (error) {
     await database.close();
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const repos = createRepositories(database.db, writeRunnerFor(database.engine, database.db));
+  const repos = createRepositories(database.db, secrets, writeRunnerFor(database.engine, database.db));
   return {
     config,
     clock,
     database,
+    secrets,
     repos,
     credentials: new AccountCache(repos.accounts, clock),
     keyring: new CardKeyring(repos.encryptionKeys, clock),
     processors: createProcessorRegistry(
       options.liveProcessor !== undefined ? options.liveProcessor : liveConnectorOf(config, options.logger),
     ),
-    limiter: new FailureLimiter(clock),
+    limiter: new FailureLimiter(repos.rateCounters, clock),
   };
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
+import { createTestDatabase, PG_URL } from './support/engines.ts';
 import { freePort } from './support/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-'));
@@ -103,8 +104,11 @@ describe('obolus CLI', () => {
 });
 
 /** Starts `obolus serve` and resolves with everything it printed up to its banner. */
-function serve(serveEnv: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
-  const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+function serve(
+  serveEnv: Record<string, string>,
+  args: string[] = [],
+): Promise<{ child: ChildProcess; banner: string }> {
+  const child = spawn(process.execPath, [OBOLUS_BIN, 'serve', ...args], {
     env: { ...process.env, ...serveEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -130,14 +134,14 @@ describe('obolus serve (npm start)', () => {
   const serveDir = mkdtempSync(join(tmpdir(), 'obolus-serve-'));
   afterAll(() => rmSync(serveDir, { recursive: true, force: true }));
 
-  it('first start creates a demo account whose printed curl command creates a sandbox intent', async () => {
+  it('first start with --demo creates a demo account whose printed curl command creates a sandbox intent', async () => {
     const port = await freePort();
     const serveEnv = {
       OBOLUS_DATABASE_URL: join(serveDir, 'obolus.db'),
       PORT: String(port),
       OBOLUS_LOG_LEVEL: 'warn',
     };
-    const { child, banner } = await serve(serveEnv);
+    const { child, banner } = await serve(serveEnv, ['--demo']);
     try {
       expect(banner).toContain(`http://localhost:${port}`);
       expect(banner).toMatch(/Secret key\s+sk_/);
@@ -163,12 +167,70 @@ describe('obolus serve (npm start)', () => {
       expect(await stop(child)).toBe(0);
     }
     // A second start finds the account and does not print a key it no longer has.
-    const again = await serve(serveEnv);
+    const again = await serve(serveEnv, ['--demo']);
     try {
       expect(again.banner).not.toMatch(/sk_/);
       expect(again.banner).toMatch(/keys roll/);
     } finally {
       await stop(again.child);
+    }
+  });
+
+  it('a first start over a database named by OBOLUS_DATABASE_URL creates no account without --demo', async () => {
+    const port = await freePort();
+    const { child, banner } = await serve({
+      OBOLUS_DATABASE_URL: join(serveDir, 'production.db'),
+      PORT: String(port),
+      OBOLUS_LOG_LEVEL: 'warn',
+    });
+    try {
+      expect(banner).not.toMatch(/sk_|demo account/);
+      expect(banner).toMatch(/accounts list/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it.runIf(PG_URL)('never creates a demo account on PostgreSQL, and refuses --demo there', async () => {
+    const schema = await createTestDatabase('postgres');
+    const url = new URL(schema.url);
+    url.searchParams.set('options', `-c search_path=${schema.schema}`);
+    const port = await freePort();
+    const env = { OBOLUS_DATABASE_URL: url.toString(), PORT: String(port), OBOLUS_LOG_LEVEL: 'warn' };
+    try {
+      const refused = await runCli(['serve', '--demo'], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('--demo is for the embedded SQLite database only');
+      const { child, banner } = await serve(env);
+      try {
+        expect(banner).not.toMatch(/sk_/);
+        const res = await runCli(['accounts', 'list', '--json'], env);
+        expect(JSON.parse(res.stdout)).toEqual([]);
+      } finally {
+        await stop(child);
+      }
+    } finally {
+      await schema.drop();
+    }
+  });
+
+  it('serves /metrics on its own loopback listener, not on the public port', async () => {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const { child, banner } = await serve({
+      OBOLUS_DATABASE_URL: join(serveDir, 'metrics.db'),
+      PORT: String(port),
+      OBOLUS_METRICS_PORT: String(metricsPort),
+      OBOLUS_LOG_LEVEL: 'warn',
+    });
+    try {
+      expect(banner).toContain(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('obolus_http_requests_total');
+    } finally {
+      await stop(child);
     }
   });
 });

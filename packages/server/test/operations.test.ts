@@ -18,13 +18,20 @@ describe.each(ENGINES)('operations (%s)', (engine) => {
     expect((await t.call('GET', '/readyz')).json).toEqual({ status: 'ready', database: engine });
   });
 
+  it('/metrics is not on the public port', async () => {
+    expect((await t.call('GET', '/metrics')).status).toBe(404);
+  });
+
   it('/metrics counts requests by route template and status, with a latency histogram', async () => {
     await t.call('POST', '/api/v1/payment-intents', {
       key: shop.secretKey,
       body: { amount: 1, currency: 'USD' },
     });
     await t.call('GET', `/api/v1/payment-intents/${'a'.repeat(24)}`, { key: shop.secretKey });
-    const res = await t.call('GET', '/metrics');
+    // Its own listener, on loopback (decision 0074).
+    expect(t.server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const metrics = await fetch(t.server.metricsUrl as string);
+    const res = { headers: metrics.headers, text: await metrics.text() };
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(res.text).toMatch(
       /obolus_http_requests_total\{method="POST",route="\/api\/v1\/payment-intents",status="200"\} [1-9]/,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
+import { masterKeyOf, newMasterKeyText, SecretBox } from '../src/crypto/master-key.ts';
 import { createAccount } from '../src/domain/accounts.ts';
 import { createPaymentIntent, type PaymentIntent } from '../src/domain/intents.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store/database.ts';
@@ -17,7 +18,7 @@ describe.each(ENGINES)('repository contract (%s)', (engine) => {
     testDb = await createTestDatabase(engine);
     handle = openDatabase(testDb.url, testDb.schema ? { schema: testDb.schema } : {});
     await migrateToLatest(handle.db);
-    repos = createRepositories(handle.db);
+    repos = createRepositories(handle.db, new SecretBox([masterKeyOf(newMasterKeyText(), 'test key')]));
   });
   afterAll(async () => {
     await handle.close();

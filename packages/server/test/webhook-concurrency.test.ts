@@ -64,8 +64,8 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
         return { status, delayMs: 15 };
       };
     }
-    const a = new WebhookDispatcher(t.server.services, { batchSize: 4 });
-    const b = new WebhookDispatcher(second, { batchSize: 4 });
+    const a = new WebhookDispatcher(t.server.services, { maxInFlight: 4 });
+    const b = new WebhookDispatcher(second, { maxInFlight: 4 });
     const byA: number[] = [];
     const byB: number[] = [];
     for (let round = 0; round < 4; round++) {

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE, SECOND } from '../src/clock.ts';
 import { EVENT_TYPES, type EventDraft } from '../src/domain/events.ts';
+import { SEND_CAPS } from '../src/domain/webhooks/deliveries.ts';
 import { fanOutEvents } from '../src/domain/webhooks/fanout.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
@@ -162,7 +163,7 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
     // Another fans out, leases the due delivery, and dies while sending.
     const second = await createIntent(shop);
     await fanOutEvents(repos.webhookFanout, clock, LEASE_MS, 100);
-    expect(await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, 10)).toHaveLength(1);
+    expect(await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, 10, SEND_CAPS)).toHaveLength(1);
     expect((await dispatcher.runOnce()).attempts).toHaveLength(0);
     clock.advance(LEASE_MS);
     expect((await dispatcher.runOnce()).attempts).toHaveLength(1);

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { HOUR } from '../clock.ts';
 import { rollSecretKey } from '../domain/accounts.ts';
 import { printJson, withServices } from './context.ts';
+import { rotateMasterKey } from './master-key.ts';
 
 const MAX_GRACE_HOURS = 24 * 7;
 
@@ -42,5 +43,33 @@ export function registerKeyCommands(program: Command): void {
       const out = { kid, previous_keys_decrypt_for_hours: options.grace };
       if (options.json) return printJson(out);
       console.log(`New card-encryption key ${kid}; previous keys decrypt for ${options.grace} more hours.`);
+    });
+
+  keys
+    .command('rotate-master')
+    .description(
+      'Reseal every stored secret under a new master key: with OBOLUS_MASTER_KEY, the first of its list; without, a new key in the data directory.',
+    )
+    .option('--json', 'print one JSON object and nothing else')
+    .action(async (options: { json?: boolean }) => {
+      const rotation = await withServices(rotateMasterKey);
+      const out = {
+        master_key_version: rotation.version,
+        retired_versions: rotation.retired,
+        resealed: {
+          card_encryption_keys: rotation.resealed.cardKeys,
+          webhook_endpoints: rotation.resealed.webhookEndpoints,
+        },
+        ...(rotation.file ? { key_file: rotation.file } : {}),
+      };
+      if (options.json) return printJson(out);
+      console.log(
+        `Every secret is sealed under master key ${out.master_key_version} (resealed ${out.resealed.card_encryption_keys} card-encryption keys, ${out.resealed.webhook_endpoints} webhook endpoints).`,
+      );
+      if (rotation.file) console.log(`New key written to ${rotation.file}.`);
+      else if (rotation.retired.length > 0) {
+        console.log(`Remove ${rotation.retired.join(', ')} from OBOLUS_MASTER_KEY on every process.`);
+      }
+      console.log('Backups taken before now still need the previous key: keep it with them.');
     });
 }

@@ -1,21 +1,30 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
+import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
 import { createLogger } from '../logger.ts';
 import { startServer } from '../server.ts';
+import { isPostgresUrl } from '../store/database.ts';
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('Run the service: API, widget, hosted pages and background work (what `npm start` runs).')
-    .action(async () => {
+    .option(
+      '--demo',
+      'on a first start over a SQLite file, create a demo account (automatic on the default ./data/obolus.db)',
+    )
+    .action(async (options: { demo?: boolean }) => {
       const config = loadConfig();
+      const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';
+      const demoWanted = wantsDemoAccount(engine, Boolean(process.env.OBOLUS_DATABASE_URL), options.demo === true);
       const logger = createLogger(config.logLevel);
       const server = await startServer(config, logger, {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
-      const demo = await ensureDemoAccount(server.services);
-      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo, config.appUrl));
+      const demo = demoWanted ? await ensureDemoAccount(server.services) : null;
+      process.stdout.write(
+        banner(config.baseUrl, server.services.database.location, demo, server.metricsUrl, config.appUrl),
+      );
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
@@ -26,7 +35,13 @@ export function registerServe(program: Command): void {
     });
 }
 
-export function banner(baseUrl: string, location: string, demo: DemoAccount | null, appUrl = baseUrl): string {
+export function banner(
+  baseUrl: string,
+  location: string,
+  demo: DemoAccount | null,
+  metricsUrl: string | null,
+  appUrl = baseUrl,
+): string {
   const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
   if (demo) {
     const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
@@ -49,7 +64,7 @@ export function banner(baseUrl: string, location: string, demo: DemoAccount | nu
     `  Payment intents  ${baseUrl}/api/v1/payment-intents`,
     `  Dashboard        ${appUrl}/dashboard   (set a password: npx obolus accounts set-password <account-id>)`,
     `  Health           ${baseUrl}/healthz   ${baseUrl}/readyz`,
-    `  Metrics          ${baseUrl}/metrics`,
+    `  Metrics          ${metricsUrl ?? 'off (OBOLUS_METRICS_PORT)'}`,
     ``,
   );
   return `${lines.join('\n')}\n`;

@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   'transaction_already_disputed',
   // webhooks (docs/webhooks.md)
   'endpoint_disabled',
+  'endpoint_limit_reached',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { newRequestId } from '../ids.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
@@ -19,12 +20,17 @@ import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import type { Services } from './services.ts';
+import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
 import { validatorCompiler } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const MAX_PARAM_LENGTH = 2048;
 
-export async function buildApp(services: Services, logger: Logger): Promise<FastifyInstance> {
+/** The public app, and the metrics it counts (served apart: plugins/metrics.ts `serveMetrics`). */
+export async function buildApp(
+  services: Services,
+  logger: Logger,
+): Promise<{ app: FastifyInstance; metrics: Registry }> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => newRequestId(),
@@ -33,7 +39,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     // One line per request, written when it is answered (below), instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: services.config.trustProxy,
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     return503OnClosing: true,
     routerOptions: {
       // Ids longer than any real one still reach the routes and get their own 404.
@@ -50,6 +56,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  warnOfUntrustedProxy(app, services.config.trustProxy);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('account', null);
@@ -68,7 +75,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     );
   });
   useApiErrors(app);
-  useMetrics(app);
+  const metrics = useMetrics(app);
   registerHealth(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
@@ -94,5 +101,5 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     },
     { prefix: '/api/v1' },
   );
-  return app;
+  return { app, metrics };
 }

@@ -52,4 +52,5 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; type: ErrorType }
   transaction_not_disputable: { status: 409, type: 'invalid_request' },
   transaction_already_disputed: { status: 409, type: 'invalid_request' },
   endpoint_disabled: { status: 409, type: 'invalid_request' },
+  endpoint_limit_reached: { status: 409, type: 'invalid_request' },
 };

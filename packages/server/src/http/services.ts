@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { CardKeyring } from '../crypto/card-keyring.ts';
+import type { SecretBox } from '../crypto/master-key.ts';
 import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
 import type { AccountCache } from '../store/account-cache.ts';
@@ -12,12 +13,14 @@ export interface Services {
   config: Config;
   clock: Clock;
   database: DatabaseHandle;
+  /** Seals secrets at rest under the master key (crypto/master-key.ts). */
+  secrets: SecretBox;
   repos: Repositories;
   /** Secret keys and accounts that authenticated recently (a few seconds). */
   credentials: AccountCache;
   /** Card-encryption keys (JWKS, decryption). */
   keyring: CardKeyring;
   processors: ProcessorRegistry;
-  /** Failed payments per client IP (card-testing protection), per process. */
+  /** Failed payments per client network (card-testing protection), shared by every process. */
   limiter: FailureLimiter;
 }

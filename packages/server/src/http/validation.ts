@@ -18,10 +18,51 @@ const shared = {
 const strictAjv = addFormats.default(new Ajv({ ...shared, coerceTypes: false }));
 const coercingAjv = addFormats.default(new Ajv({ ...shared, coerceTypes: true }));
 
+/**
+ * After the schema, every text of the request (values and keys, at any depth) is checked for
+ * characters no field may hold: control characters other than tab and line breaks (NUL cannot
+ * be stored by PostgreSQL) and unpaired UTF-16 surrogates (not storable as UTF-8).
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
-  return ajv.compile(schema as object) as never;
+  const validate = ajv.compile(schema as object);
+  const check = (data: unknown) => {
+    if (!validate(data)) {
+      check.errors = validate.errors;
+      return false;
+    }
+    const path = unsafeTextAt(data, '');
+    return path === undefined ? true : { error: unsafeTextError(paramName(httpPart ?? 'body', path)) };
+  };
+  check.errors = null as typeof validate.errors;
+  return check as never;
 };
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+const unsafeText = (text: string) => CONTROL.test(text) || !text.isWellFormed();
+
+/** The JSON pointer of the first text holding a refused character, in a key or a value. */
+function unsafeTextAt(value: unknown, at: string): string | undefined {
+  if (typeof value === 'string') return unsafeText(value) ? at : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (unsafeText(key)) return path;
+    const found = unsafeTextAt(item, path);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function unsafeTextError(param: string): ApiError {
+  return new ApiError(
+    'parameter_invalid',
+    `${param} must not contain control characters (such as NUL) or unpaired UTF-16 surrogates.`,
+    param,
+  );
+}
 
 /** `/metadata/size` -> `metadata[size]`, the way merchants name nested parameters. */
 function paramName(prefix: string, instancePath: string, extra?: string): string {

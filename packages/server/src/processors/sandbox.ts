@@ -134,6 +134,26 @@ const PROCESSING_ERROR_MESSAGE = 'The sandbox simulated a processing error; noth
 const CHALLENGE_REF = /^3ds_([0-9a-f]{24})_([a-z0-9_]+)$/;
 
 export const findTestCard = (number: string) => SANDBOX_TEST_CARDS.find((c) => c.number === number);
+
+/**
+ * What the sandbox answered, or would have answered, for an attempt whose answer was never
+ * recorded (the process stopped mid-payment): the stored first 6, last 4 and length name the
+ * test card, and the outcome is derived from the attempt id as authorize derives it. A
+ * challenge never shown to the shopper counts as not completed.
+ */
+export function sandboxOutcomeOf(attempt: {
+  id: string;
+  card: { bin: string; last4: string; length: number };
+}): AuthorizeOutcome | null {
+  const { bin, last4, length } = attempt.card;
+  const testCard = SANDBOX_TEST_CARDS.find(
+    (c) => c.number.length === length && c.number.startsWith(bin) && c.number.endsWith(last4),
+  );
+  if (!testCard) return null;
+  const outcome = outcomeOf(testCard, digest(`attempt:${attempt.id}`));
+  if (outcome.kind !== 'challenge') return outcome;
+  return declined(outcome.issuer, 'authentication_failed', 'challenge_failed');
+}
 export const isSandbox3dsCode = (code: string) => code.trim() === SANDBOX_3DS_CODE;
 
 export class SandboxProcessor implements Processor {

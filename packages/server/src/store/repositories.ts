@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SecretBox } from '../crypto/master-key.ts';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
@@ -12,6 +13,7 @@ import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
 import { PaymentsRepository } from './repos/payments.ts';
 import { ProductsRepository } from './repos/products.ts';
+import { RateCountersRepository } from './repos/rate-counters.ts';
 import { RefundsRepository } from './repos/refunds.ts';
 import { TransactionsRepository } from './repos/transactions.ts';
 import { WebhookAttemptsRepository } from './repos/webhook-attempts.ts';
@@ -36,6 +38,8 @@ export interface Repositories {
   allowedOrigins: AllowedOriginsRepository;
   /** Hosted-checkout intents per client address (docs/decisions/0083). */
   checkoutStarts: CheckoutStartWindowsRepository;
+  /** Fixed-window counters every process shares (rate limits). */
+  rateCounters: RateCountersRepository;
   /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
   webhookEndpoints: WebhookEndpointsRepository;
   webhookFanout: WebhookFanoutRepository;
@@ -47,9 +51,13 @@ export interface Repositories {
   dashboardStats: DashboardStatsRepository;
 }
 
-/** `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts). */
+/**
+ * `secrets` seals card-encryption keys and webhook secrets at rest (crypto/master-key.ts);
+ * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts).
+ */
 export function createRepositories(
   db: Kysely<Database>,
+  secrets: SecretBox,
   writes: WriteRunner = new TransactionPerWrite(db),
 ): Repositories {
   return {
@@ -58,16 +66,17 @@ export function createRepositories(
     idempotency: new IdempotencyRepository(db, writes),
     transactions: new TransactionsRepository(db),
     payments: new PaymentsRepository(db, writes),
-    encryptionKeys: new EncryptionKeysRepository(db),
     cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
+    encryptionKeys: new EncryptionKeysRepository(db, secrets),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
     checkoutStarts: new CheckoutStartWindowsRepository(db),
-    webhookEndpoints: new WebhookEndpointsRepository(db),
-    webhookFanout: new WebhookFanoutRepository(db),
-    webhookDeliveries: new WebhookDeliveriesRepository(db),
+    rateCounters: new RateCountersRepository(db),
+    webhookEndpoints: new WebhookEndpointsRepository(db, secrets),
+    webhookFanout: new WebhookFanoutRepository(db, secrets),
+    webhookDeliveries: new WebhookDeliveriesRepository(db, secrets),
     webhookAttempts: new WebhookAttemptsRepository(db),
     eventFeed: new EventFeedRepository(db),
     dashboard: new DashboardRepository(db),

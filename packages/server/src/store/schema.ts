@@ -103,9 +103,12 @@ export interface EventsTable {
 export interface EncryptionKeysTable {
   kid: string;
   public_jwk: string;
+  /** Sealed under the master key of `key_version` (crypto/master-key.ts). */
   private_jwk: string;
   created_at: number;
   decrypts_until: number | null;
+  /** mk_…: the master key that sealed private_jwk; null only before the first start of 0020. */
+  key_version: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -175,13 +178,15 @@ export interface WebhookEndpointsTable {
   /** 0/1 */
   enabled: number;
   disabled_reason: 'requested' | 'failing' | null;
-  /** whsec_…: signing needs the secret itself (docs/decisions/0023). */
+  /** whsec_…, sealed under the master key of `key_version`: signing needs the secret itself (decisions 0023, 0070). */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: number | null;
   failing_since: number | null;
   created_at: number;
   updated_at: number;
+  /** mk_…: the master key that sealed secret and previous_secret; null only before the first start of 0020. */
+  key_version: string | null;
 }
 
 export interface WebhookDeliveriesTable {
@@ -246,6 +251,17 @@ export interface SignInFailuresTable {
   failed_at: number;
 }
 
+export interface RateCountersTable {
+  /** What is counted, e.g. payment_failures. */
+  scope: string;
+  /** Whom it is counted for, e.g. a client network. */
+  subject: string;
+  window_start: number;
+  count: number;
+  /** window_start + the window's length: prunable from then on. */
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   secret_keys: SecretKeysTable;
@@ -264,4 +280,5 @@ export interface Database {
   dashboard_passwords: DashboardPasswordsTable;
   dashboard_sessions: DashboardSessionsTable;
   sign_in_failures: SignInFailuresTable;
+  rate_counters: RateCountersTable;
 }

@@ -1,30 +1,55 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
 import { failAbandonedChallenges } from '../domain/payments/abandoned-challenges.ts';
-import { expireDueIntents } from '../domain/payments/expire.ts';
+import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/payments/expire.ts';
 import type { Services } from '../http/services.ts';
 import { paymentDeps } from '../services.ts';
 
-/**
- * Every 30 s, 3-D Secure challenges open for 15 minutes fail, and intents past their 7-day
- * window become `expired` (several processes may run it).
- */
-export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): { stop(): void } {
-  let running = false;
-  const timer = setInterval(async () => {
-    if (running) return;
-    running = true;
+export interface SweepResult {
+  settled: number;
+  abandoned: number;
+  expired: number;
+}
+
+export interface ExpirySweeper {
+  /**
+   * One pass now: sandbox attempts cut short are settled, 3-D Secure challenges open for 15
+   * minutes fail, then due intents expire. Passes never overlap.
+   */
+  runOnce(): Promise<SweepResult>;
+  /** Stops the timer and waits for a pass under way. */
+  stop(): Promise<void>;
+}
+
+/** Every 30 s, one pass of runOnce (several processes may run it). */
+export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): ExpirySweeper {
+  let running: Promise<SweepResult> | undefined;
+  const pass = async (): Promise<SweepResult> => {
     try {
-      const abandoned = await failAbandonedChallenges(paymentDeps(services));
-      if (abandoned.length > 0) logger.info({ count: abandoned.length }, 'failed abandoned 3-D Secure challenges');
-      const expired = await expireDueIntents(paymentDeps(services));
-      if (expired.length > 0) logger.info({ count: expired.length }, 'expired payment intents');
+      const deps = paymentDeps(services);
+      const settled = (await settleInterruptedSandboxAttempts(deps)).length;
+      if (settled > 0) logger.warn({ count: settled }, 'settled sandbox attempts interrupted by a stopped process');
+      const abandoned = (await failAbandonedChallenges(deps)).length;
+      if (abandoned > 0) logger.info({ count: abandoned }, 'failed abandoned 3-D Secure challenges');
+      const expired = (await expireDueIntents(deps)).length;
+      if (expired > 0) logger.info({ count: expired }, 'expired payment intents');
+      return { settled, abandoned, expired };
     } catch (error) {
       logger.error({ err: error }, 'expiry sweep failed');
-    } finally {
-      running = false;
+      return { settled: 0, abandoned: 0, expired: 0 };
     }
-  }, everyMs);
+  };
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const timer = setInterval(runOnce, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const stop = async () => {
+    clearInterval(timer);
+    await running;
+  };
+  return { runOnce, stop };
 }

@@ -14,7 +14,7 @@ export function startMaintenance(services: Services, logger: Logger, everyMs = 1
 /**
  * Drops idempotency keys past their 24 h retention, and card-ciphertext uses past the age
  * at which the ciphertext would be refused anyway (a minute later, for clocks that differ),
- * and hosted-checkout counters of windows that have ended.
+ * and hosted-checkout and rate counters of windows that have ended.
  */
 export async function maintainOnce(services: Services, logger: Logger): Promise<void> {
   try {
@@ -24,6 +24,7 @@ export async function maintainOnce(services: Services, logger: Logger): Promise<
     const uses = await services.repos.cardCiphertextUses.pruneExpired(now - MINUTE);
     if (uses > 0) logger.info({ removed: uses }, 'pruned expired card-ciphertext uses');
     await services.repos.checkoutStarts.pruneBefore(now - CHECKOUT_START_WINDOW_MS);
+    await services.repos.rateCounters.pruneBefore(now);
   } catch (error) {
     logger.error({ err: error }, 'maintenance failed');
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,15 @@ import type { Engine } from '../../src/store/database.ts';
 /** SQLite always; PostgreSQL as well when OBOLUS_TEST_DATABASE_URL names a server. */
 export const PG_URL = process.env.OBOLUS_TEST_DATABASE_URL;
 export const ENGINES: Engine[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/**
+ * PostgreSQL requires OBOLUS_MASTER_KEY; every process of a test run (the test's server and the
+ * `obolus` processes it spawns, which inherit the environment) shares this one. Without
+ * PostgreSQL, SQLite processes share the key file generated beside their database.
+ */
+if (PG_URL) process.env.OBOLUS_MASTER_KEY ||= randomBytes(32).toString('base64');
+/** Test files run side by side: each `obolus serve` they spawn takes a free metrics port, not the shared default. */
+process.env.OBOLUS_METRICS_PORT ||= '0';
 
 export interface TestDatabase {
   engine: Engine;

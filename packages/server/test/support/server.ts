@@ -62,7 +62,12 @@ export async function startTestServer(
   for (let attempt = 1; !server; attempt++) {
     const port = await freePort();
     const config = {
-      ...loadConfig({ PORT: String(port), OBOLUS_BASE_URL: `http://127.0.0.1:${port}` }),
+      ...loadConfig({
+        PORT: String(port),
+        OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
+        OBOLUS_MASTER_KEY: process.env.OBOLUS_MASTER_KEY,
+        OBOLUS_METRICS_PORT: '0',
+      }),
       host: '127.0.0.1',
       databaseUrl: database.url,
       logLevel: 'trace',

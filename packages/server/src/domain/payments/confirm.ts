@@ -73,7 +73,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   }
   const now = deps.clock.now();
   assertPayable(intent, now);
-  if (deps.limiter.isBlocked(input.clientIp)) {
+  if (await deps.limiter.isBlocked(input.clientIp)) {
     throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
   }
   const processor = deps.processors.forMode(intent.mode);

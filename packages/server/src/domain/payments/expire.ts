@@ -1,26 +1,58 @@
+import { sandboxOutcomeOf } from '../../processors/sandbox.ts';
 import { intentEvent, type PaymentIntent } from '../intents.ts';
-import { TX_STATUS } from '../transactions.ts';
+import { type Transaction, TX_STATUS } from '../transactions.ts';
 import type { ChallengeDeps } from './challenge.ts';
 import { recordOutcome } from './outcome.ts';
+import { RECONCILE_AFTER_MS } from './reconcile.ts';
 
 /**
  * Moves intents past their 7-day window to `expired`. An intent whose attempt waits on a
  * 3-D Secure challenge has that attempt failed first (the shopper walked away); one whose
- * attempt is with the processor right now is left for the next sweep.
+ * attempt is with the processor, or of unknown outcome, is left for a later sweep. Pages
+ * are read by (expires_at, id), so any number of those left behind never hide the rest.
  */
 export async function expireDueIntents(deps: ChallengeDeps, batch = 100): Promise<PaymentIntent[]> {
   const now = deps.clock.now();
   const expired: PaymentIntent[] = [];
-  for (let intent of await deps.store.dueForExpiry(now, batch)) {
-    if (intent.status === 'processing') {
-      const abandoned = await abandonChallenge(deps, intent);
-      if (!abandoned) continue;
-      intent = abandoned;
+  let after: PaymentIntent | undefined;
+  for (;;) {
+    const page = await deps.store.dueForExpiry(now, batch, after);
+    for (const intent of page) {
+      const done = await expireOne(deps, intent, now);
+      if (done) expired.push(done);
     }
-    const done = await deps.store.expire(intent, now, (after) => [intentEvent('payment_intent.expired', after)]);
-    if (done) expired.push(done);
+    after = page.at(-1);
+    if (page.length < batch) return expired;
   }
-  return expired;
+}
+
+async function expireOne(deps: ChallengeDeps, due: PaymentIntent, now: number): Promise<PaymentIntent | null> {
+  let intent: PaymentIntent | null = due;
+  if (intent.status === 'processing') intent = await abandonChallenge(deps, intent);
+  if (!intent) return null;
+  return deps.store.expire(intent, now, (after) => [intentEvent('payment_intent.expired', after)]);
+}
+
+/**
+ * Sandbox attempts still pending a minute after they began were cut short by a stopped
+ * process (the simulator answers at once): record the outcome the sandbox gives them, so
+ * their intents succeed or fail (and can expire) instead of staying `processing`.
+ */
+export async function settleInterruptedSandboxAttempts(deps: ChallengeDeps, batch = 100): Promise<Transaction[]> {
+  const settled: Transaction[] = [];
+  const startedBefore = deps.clock.now() - RECONCILE_AFTER_MS;
+  let after: { createdAt: number; id: string } | null = null;
+  for (;;) {
+    const page = await deps.store.pendingAttempts({ processors: ['sandbox'], startedBefore, after, limit: batch });
+    for (const attempt of page.filter((tx) => !tx.challengeToken)) {
+      const outcome = sandboxOutcomeOf(attempt);
+      const intent = outcome && (await deps.intents.find(attempt.accountId, attempt.paymentIntentId));
+      if (outcome && intent) settled.push((await recordOutcome(deps, intent, attempt, outcome)).transaction);
+    }
+    const last = page.at(-1);
+    if (!last || page.length < batch) return settled;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
 }
 
 async function abandonChallenge(deps: ChallengeDeps, intent: PaymentIntent): Promise<PaymentIntent | null> {

@@ -86,7 +86,7 @@ export async function recordOutcome(
         declineMessage: outcome.message,
         threeDS: declined ? outcome.threeDS : base.threeDS,
       };
-      if (pending.clientIp) deps.limiter.record(pending.clientIp);
+      if (pending.clientIp) await deps.limiter.record(pending.clientIp);
       return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
     }
   }

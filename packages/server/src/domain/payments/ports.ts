@@ -38,8 +38,8 @@ export interface PaymentStore {
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null>;
 
-  /** Intents past their window still in a non-final state, oldest first. */
-  dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]>;
+  /** Intents past their window still in a non-final state, by (expiresAt, id), after `after` when given. */
+  dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
 
   /**
    * The reconciler's work list, across accounts: attempts of `processors` still pending

@@ -73,9 +73,23 @@ export interface AttemptOutcome {
   disabledEvent: (endpoint: WebhookEndpoint) => EventDraft;
 }
 
+/**
+ * How many deliveries may be in flight at once (decision 0072): per endpoint, so one slow
+ * receiver holds few slots; per account, so one merchant's endpoints cannot hold them all.
+ */
+export interface SendCaps {
+  perEndpoint: number;
+  perAccount: number;
+}
+
+export const SEND_CAPS: SendCaps = { perEndpoint: 4, perAccount: 16 };
+
 export interface DeliveryStore {
-  /** Leases up to `limit` due deliveries of enabled endpoints; safe with any number of processes. */
-  claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Leases up to `limit` due deliveries of enabled endpoints within `caps`, round robin across
+   * accounts; safe with any number of processes.
+   */
+  claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]>;
   /**
    * Logs the attempt, moves the delivery on and updates the endpoint's health, in one
    * transaction, only while `claim`'s lease is still ours (false otherwise).

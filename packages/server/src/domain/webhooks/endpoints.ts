@@ -50,7 +50,8 @@ export interface EndpointChanges {
 
 /** What the endpoint use cases need from the store. Every lookup is scoped to the account. */
 export interface EndpointStore {
-  insert(endpoint: WebhookEndpoint): Promise<void>;
+  /** False, and nothing stored, when the account has `maxPerAccount` endpoints already. */
+  insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean>;
   find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined>;
   /** Newest first; `after` is an endpoint of the same account the page starts after. */
   list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>>;
@@ -73,6 +74,9 @@ export interface EndpointPolicy {
 }
 
 export const newEndpointId = () => `we_${randomBase62(24)}`;
+
+/** Endpoints one account may have (decision 0072): each one is a share of the webhook senders. */
+export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 
 /** The list as stored: duplicates dropped, and `*` alone when it is there (it means everything). */
 export function normaliseEnabledEvents(events: string[]): string[] {
@@ -116,7 +120,12 @@ export async function createWebhookEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  await store.insert(endpoint);
+  if (!(await store.insert(endpoint, MAX_ENDPOINTS_PER_ACCOUNT))) {
+    throw new ApiError(
+      'endpoint_limit_reached',
+      `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one you no longer use, or subscribe an existing one to more events.`,
+    );
+  }
   return endpoint;
 }
 

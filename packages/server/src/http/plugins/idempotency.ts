@@ -9,7 +9,17 @@ import { accountOf } from './secret-key-auth.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | null;
+    /** What a replay of this request answers, when not the response itself (a response carrying a secret). */
+    replayBody: string | null;
   }
+}
+
+/**
+ * A response that shows a secret once is not kept for replays (decision 0073): a replay
+ * answers `body` instead, the same resource without the secret.
+ */
+export function replayWithout(request: FastifyRequest, body: unknown): void {
+  request.replayBody = JSON.stringify(body);
 }
 
 /**
@@ -20,13 +30,14 @@ declare module 'fastify' {
  */
 export function useIdempotency(app: FastifyInstance, store: IdempotencyStore, clock: Clock): void {
   app.decorateRequest('idempotencyKey', null);
+  app.decorateRequest('replayBody', null);
   app.addHook('preHandler', async (request, reply) => claim(store, clock, request, reply));
   app.addHook('onSend', async (request, reply, payload) => {
     const key = request.idempotencyKey;
     if (key === null) return payload;
     const accountId = accountOf(request).id;
     if (reply.statusCode >= 500) await store.release(accountId, key);
-    else await store.complete(accountId, key, reply.statusCode, String(payload));
+    else await store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload));
     return payload;
   });
 }

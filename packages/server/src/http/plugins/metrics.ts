@@ -1,9 +1,11 @@
+import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /**
- * Prometheus metrics on GET /metrics: requests by route and status, and a latency
- * histogram. Each app has its own registry so that several apps can live in one process.
+ * Prometheus metrics: requests by route and status, and a latency histogram, counted on the
+ * public app and served by `serveMetrics` on a listener of their own. Each app has its own
+ * registry so that several apps can live in one process.
  */
 export function useMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
@@ -27,9 +29,38 @@ export function useMetrics(app: FastifyInstance): Registry {
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
   return registry;
+}
+
+export interface MetricsListener {
+  /** http://host:port/metrics */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * GET /metrics on its own listener (decision 0074), by default on loopback only: the public
+ * port never shows them. Anything else on it is a 404.
+ */
+export async function serveMetrics(registry: Registry, host: string, port: number): Promise<MetricsListener> {
+  const server: Server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: GET /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as { port: number };
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${address.port}/metrics`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -6,6 +6,8 @@ import * as m0004 from './0004-webhooks.ts';
 import * as m0005 from './0005-products.ts';
 import * as m0006 from './0006-pending-attempts-index.ts';
 import * as m0010 from './0010-dashboard.ts';
+import * as m0020 from './0020-secrets-at-rest.ts';
+import * as m0021 from './0021-rate-counters.ts';
 import * as m0030 from './0030-card-ciphertext-uses.ts';
 import * as m0031 from './0031-checkout-start-windows.ts';
 
@@ -20,6 +22,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-dashboard': m0010,
   '0030-card-ciphertext-uses': m0030,
   '0031-checkout-start-windows': m0031,
+  '0020-secrets-at-rest': m0020,
+  '0021-rate-counters': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,11 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 import type { EncryptionKeyStore, StoredKeyPair } from '../../crypto/card-keyring.ts';
+import type { SecretBox } from '../../crypto/master-key.ts';
 import type { Database } from '../schema.ts';
+import { cardKeyAad, openColumn } from './sealed-secrets.ts';
 
 export class EncryptionKeysRepository implements EncryptionKeyStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #box: SecretBox;
+  constructor(db: Kysely<Database>, box: SecretBox) {
     this.#db = db;
+    this.#box = box;
   }
 
   async usable(now: number): Promise<StoredKeyPair[]> {
@@ -21,13 +25,14 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
     return rows.map((r) => ({
       kid: r.kid,
       publicJwk: JSON.parse(r.public_jwk),
-      privateJwk: JSON.parse(r.private_jwk),
+      privateJwk: JSON.parse(openColumn(this.#box, r.private_jwk, cardKeyAad(r.kid), r.key_version)),
       createdAt: r.created_at,
       decryptsUntil: r.decrypts_until,
     }));
   }
 
   async rotate(next: StoredKeyPair, previousDecryptUntil: number): Promise<void> {
+    const privateJwk = this.#box.seal(JSON.stringify(next.privateJwk), cardKeyAad(next.kid));
     await this.#db.transaction().execute(async (trx) => {
       await trx
         .updateTable('encryption_keys')
@@ -39,7 +44,8 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
         .values({
           kid: next.kid,
           public_jwk: JSON.stringify(next.publicJwk),
-          private_jwk: JSON.stringify(next.privateJwk),
+          private_jwk: privateJwk.sealed,
+          key_version: privateJwk.version,
           created_at: next.createdAt,
           decrypts_until: null,
         })

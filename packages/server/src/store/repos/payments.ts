@@ -133,15 +133,18 @@ export class PaymentsRepository implements PaymentStore {
     });
   }
 
-  async dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]> {
-    const rows = await this.#db
+  async dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
+    let select = this.#db
       .selectFrom('payment_intents')
       .selectAll()
       .where('status', 'in', ['requires_payment', 'failed', 'processing'])
-      .where('expires_at', '<=', now)
-      .orderBy('expires_at')
-      .limit(limit)
-      .execute();
+      .where('expires_at', '<=', now);
+    if (after) {
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('expires_at', 'id'), '>', tuple(after.expiresAt, after.id)),
+      );
+    }
+    const rows = await select.orderBy('expires_at').orderBy('id').limit(limit).execute();
     return rows.map(toIntent);
   }
 

@@ -1,12 +1,20 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { SecretBox } from '../../crypto/master-key.ts';
 import type { StoredEvent } from '../../domain/events.ts';
-import type { AttemptOutcome, ClaimedDelivery, Delivery, DeliveryStore } from '../../domain/webhooks/deliveries.ts';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  Delivery,
+  DeliveryStore,
+  SendCaps,
+} from '../../domain/webhooks/deliveries.ts';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { Database, WebhookDeliveriesTable } from '../schema.ts';
 import { isPostgres } from './engine.ts';
 import { appendEvents, toEvent } from './events.ts';
 import { attemptRow } from './webhook-attempts.ts';
+import { fairDueDeliveryIds } from './webhook-claim.ts';
 import { toEndpoint } from './webhook-endpoints.ts';
 
 export function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
@@ -27,32 +35,21 @@ export function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
 export class WebhookDeliveriesRepository implements DeliveryStore {
   readonly #db: Kysely<Database>;
   readonly #postgres: boolean;
-  constructor(db: Kysely<Database>) {
+  readonly #box: SecretBox;
+  constructor(db: Kysely<Database>, box: SecretBox) {
     this.#db = db;
+    this.#box = box;
     this.#postgres = isPostgres(db);
   }
 
-  async claimDue(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]> {
     const lockToken = randomBase62(16);
-    const candidates = this.#db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .where('endpoint_id', 'in', (eb) => eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1))
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .$if(this.#postgres, (q) => q.forUpdate().skipLocked());
-    const rows = await this.#db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: now + leaseMs, lock_token: lockToken })
-      .where('id', 'in', candidates)
-      // Repeated for the rows a concurrent claim changed after this statement's snapshot.
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-      .returningAll()
-      .execute();
+    const candidates = fairDueDeliveryIds(now, limit, caps, this.#postgres);
+    const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
+      update webhook_deliveries set locked_until = ${now + leaseMs}, lock_token = ${lockToken}
+      where id in (${candidates})
+        and status = 'pending' and (locked_until is null or locked_until <= ${now})
+      returning *`.execute(this.#db);
     if (rows.length === 0) return [];
     const endpoints = await this.#endpoints(rows.map((r) => r.endpoint_id));
     const events = await this.#events(rows.map((r) => r.event_id));
@@ -69,7 +66,7 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
       .selectAll()
       .where('id', 'in', [...new Set(ids)])
       .execute();
-    return rows.map(toEndpoint);
+    return rows.map((row) => toEndpoint(this.#box, row));
   }
 
   async #events(ids: string[]): Promise<StoredEvent[]> {
@@ -133,6 +130,6 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
       .where('failing_since', '<=', outcome.disableIfFailingSince)
       .returningAll()
       .executeTakeFirst();
-    if (disabled) await appendEvents(trx, [outcome.disabledEvent(toEndpoint(disabled))], now);
+    if (disabled) await appendEvents(trx, [outcome.disabledEvent(toEndpoint(this.#box, disabled))], now);
   }
 }

@@ -1,11 +1,15 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { SecretBox } from '../../crypto/master-key.ts';
 import type { Page } from '../../domain/intents.ts';
 import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, WebhookEndpointsTable } from '../schema.ts';
+import { isPostgres } from './engine.ts';
+import { openEndpointSecrets, sealEndpointSecrets } from './sealed-secrets.ts';
 
-export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+export function toEndpoint(box: SecretBox, row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  const { secret, previousSecret } = openEndpointSecrets(box, row);
   return {
     id: row.id,
     accountId: row.account_id as AccountId,
@@ -15,8 +19,8 @@ export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpo
     enabledEvents: JSON.parse(row.enabled_events) as string[],
     enabled: row.enabled === 1,
     disabledReason: row.disabled_reason,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
+    secret,
+    previousSecret,
     previousSecretExpiresAt: row.previous_secret_expires_at,
     failingSince: row.failing_since,
     createdAt: row.created_at,
@@ -24,7 +28,7 @@ export function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpo
   };
 }
 
-function changesRow(changes: EndpointChanges): Partial<WebhookEndpointsTable> {
+function changesRow(box: SecretBox, id: string, changes: EndpointChanges): Partial<WebhookEndpointsTable> {
   const row: Partial<WebhookEndpointsTable> = { updated_at: changes.updatedAt };
   if (changes.url !== undefined) row.url = changes.url;
   if (changes.enabledEvents !== undefined) row.enabled_events = JSON.stringify(changes.enabledEvents);
@@ -32,38 +36,65 @@ function changesRow(changes: EndpointChanges): Partial<WebhookEndpointsTable> {
   if (changes.enabled !== undefined) row.enabled = changes.enabled ? 1 : 0;
   if (changes.disabledReason !== undefined) row.disabled_reason = changes.disabledReason;
   if (changes.failingSince !== undefined) row.failing_since = changes.failingSince;
-  if (changes.secret !== undefined) row.secret = changes.secret;
-  if (changes.previousSecret !== undefined) row.previous_secret = changes.previousSecret;
+  if (changes.secret !== undefined || changes.previousSecret !== undefined) {
+    // Both are sealed under one key version, so a change of secrets always names both.
+    if (changes.secret === undefined || changes.previousSecret === undefined) {
+      throw new Error('a change of webhook secrets names the secret and the previous secret');
+    }
+    Object.assign(
+      row,
+      sealEndpointSecrets(box, id, { secret: changes.secret, previousSecret: changes.previousSecret }),
+    );
+  }
   if (changes.previousSecretExpiresAt !== undefined) row.previous_secret_expires_at = changes.previousSecretExpiresAt;
   return row;
 }
 
 export class WebhookEndpointsRepository implements EndpointStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #box: SecretBox;
+  constructor(db: Kysely<Database>, box: SecretBox) {
     this.#db = db;
+    this.#box = box;
   }
 
-  async insert(endpoint: WebhookEndpoint): Promise<void> {
-    await this.#db
-      .insertInto('webhook_endpoints')
-      .values({
-        id: endpoint.id,
-        account_id: endpoint.accountId,
-        url: endpoint.url,
-        mode: endpoint.mode,
-        description: endpoint.description,
-        enabled_events: JSON.stringify(endpoint.enabledEvents),
-        enabled: endpoint.enabled ? 1 : 0,
-        disabled_reason: endpoint.disabledReason,
-        secret: endpoint.secret,
-        previous_secret: endpoint.previousSecret,
-        previous_secret_expires_at: endpoint.previousSecretExpiresAt,
-        failing_since: endpoint.failingSince,
-        created_at: endpoint.createdAt,
-        updated_at: endpoint.updatedAt,
-      })
-      .execute();
+  /** Inserts the endpoint unless its account has `maxPerAccount` already; answers whether it did. */
+  async insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      // PostgreSQL: concurrent creates of one account queue on its row, so the count holds.
+      await trx
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', '=', endpoint.accountId)
+        .$if(isPostgres(this.#db), (q) => q.forUpdate())
+        .execute();
+      const { count } = await trx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', endpoint.accountId)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= maxPerAccount) return false;
+      await trx.insertInto('webhook_endpoints').values(this.#row(endpoint)).execute();
+      return true;
+    });
+  }
+
+  #row(endpoint: WebhookEndpoint): Insertable<WebhookEndpointsTable> {
+    return {
+      id: endpoint.id,
+      account_id: endpoint.accountId,
+      url: endpoint.url,
+      mode: endpoint.mode,
+      description: endpoint.description,
+      enabled_events: JSON.stringify(endpoint.enabledEvents),
+      enabled: endpoint.enabled ? 1 : 0,
+      disabled_reason: endpoint.disabledReason,
+      ...sealEndpointSecrets(this.#box, endpoint.id, endpoint),
+      previous_secret_expires_at: endpoint.previousSecretExpiresAt,
+      failing_since: endpoint.failingSince,
+      created_at: endpoint.createdAt,
+      updated_at: endpoint.updatedAt,
+    };
   }
 
   async find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined> {
@@ -73,7 +104,7 @@ export class WebhookEndpointsRepository implements EndpointStore {
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
-    return row && toEndpoint(row);
+    return row && toEndpoint(this.#box, row);
   }
 
   async list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>> {
@@ -88,18 +119,18 @@ export class WebhookEndpointsRepository implements EndpointStore {
       query = query.where(olderThan(after));
     }
     const rows = await query.execute();
-    return toPage(rows, limit, toEndpoint);
+    return toPage(rows, limit, (row) => toEndpoint(this.#box, row));
   }
 
   async update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
     const row = await this.#db
       .updateTable('webhook_endpoints')
-      .set(changesRow(changes))
+      .set(changesRow(this.#box, id, changes))
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
-    return row && toEndpoint(row);
+    return row && toEndpoint(this.#box, row);
   }
 
   async delete(accountId: AccountId, id: string): Promise<boolean> {

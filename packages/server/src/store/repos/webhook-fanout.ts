@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { SecretBox } from '../../crypto/master-key.ts';
 import type { StoredEvent } from '../../domain/events.ts';
 import type { Delivery } from '../../domain/webhooks/deliveries.ts';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
@@ -33,8 +34,10 @@ export function deliveryRow(delivery: Delivery): WebhookDeliveriesTable {
 export class WebhookFanoutRepository implements FanoutStore {
   readonly #db: Kysely<Database>;
   readonly #postgres: boolean;
-  constructor(db: Kysely<Database>) {
+  readonly #box: SecretBox;
+  constructor(db: Kysely<Database>, box: SecretBox) {
     this.#db = db;
+    this.#box = box;
     this.#postgres = isPostgres(db);
   }
 
@@ -68,7 +71,7 @@ export class WebhookFanoutRepository implements FanoutStore {
       .where('account_id', 'in', accountIds)
       .where('enabled', '=', 1)
       .execute();
-    return rows.map(toEndpoint);
+    return rows.map((row) => toEndpoint(this.#box, row));
   }
 
   async commitFanout(eventIds: string[], deliveries: Delivery[], now: number): Promise<void> {

@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { HOUR, MINUTE } from '../../clock.ts';
 import { EVENT_RETENTION_MS } from '../../domain/event-queries.ts';
-import { type Attempt, attemptDelivery, type WebhookSender } from '../../domain/webhooks/deliveries.ts';
+import {
+  type Attempt,
+  attemptDelivery,
+  type ClaimedDelivery,
+  SEND_CAPS,
+  type SendCaps,
+  type WebhookSender,
+} from '../../domain/webhooks/deliveries.ts';
 import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
 import type { Services } from '../../http/services.ts';
 import { HttpWebhookSender, type Resolver } from './transport.ts';
@@ -14,8 +21,10 @@ export interface DispatcherOptions {
   /** Extra trusted CAs for the default sender (tests). */
   ca?: string | Buffer;
   logger?: Logger;
-  /** Rows claimed at once; a claimed batch of deliveries is sent in parallel. */
-  batchSize?: number;
+  /** Deliveries this process sends at once, at most; each is sent on its own. */
+  maxInFlight?: number;
+  /** Deliveries in flight per endpoint and per account, across processes (SEND_CAPS by default). */
+  caps?: SendCaps;
 }
 
 /**
@@ -39,7 +48,9 @@ export class WebhookDispatcher {
   readonly #services: Services;
   readonly #sender: WebhookSender;
   readonly #logger: Logger | undefined;
-  readonly #batchSize: number;
+  readonly #maxInFlight: number;
+  readonly #caps: SendCaps;
+  readonly #inFlight = new Set<Promise<Attempt | null>>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
   #stopped = false;
@@ -55,29 +66,62 @@ export class WebhookDispatcher {
         ...(options.ca ? { ca: options.ca } : {}),
       });
     this.#logger = options.logger;
-    this.#batchSize = options.batchSize ?? 20;
+    this.#maxInFlight = options.maxInFlight ?? 64;
+    this.#caps = options.caps ?? SEND_CAPS;
   }
 
-  /** One pass: every unfanned event fanned out, every due delivery attempted once. */
+  /**
+   * One pass that waits for its sends: every unfanned event fanned out, every due delivery
+   * attempted once (tests and `obolus worker --once`-style use).
+   */
   async runOnce(): Promise<RunReport> {
-    const { repos, clock } = this.#services;
     const report: RunReport = { events: 0, deliveries: 0, attempts: [] };
+    await this.#fanOut(report);
+    for (;;) {
+      const launched = await this.#launchDue(report);
+      if (this.#inFlight.size === 0) return report;
+      if (launched === 0) await Promise.race(this.#inFlight);
+    }
+  }
+
+  async #fanOut(report: RunReport): Promise<void> {
+    const { repos, clock } = this.#services;
     for (;;) {
       const fanned = await fanOutEvents(repos.webhookFanout, clock, LEASE_MS, 100);
       report.events += fanned.events;
       report.deliveries += fanned.deliveries;
-      if (fanned.events < 100) break;
+      if (fanned.events < 100) return;
     }
-    while (!this.#stopped) {
-      const claims = await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, this.#batchSize);
-      if (claims.length === 0) break;
-      const attempts = await Promise.all(
-        claims.map((claim) => attemptDelivery(repos.webhookDeliveries, this.#sender, clock, claim)),
-      );
-      for (const attempt of attempts) this.#log(attempt);
-      report.attempts.push(...attempts);
-    }
-    return report;
+  }
+
+  /**
+   * Leases what fits in the free slots and sends each delivery on its own: a slow receiver
+   * holds its own slots, never a batch. Answers how many it started.
+   */
+  async #launchDue(report?: RunReport): Promise<number> {
+    const room = this.#maxInFlight - this.#inFlight.size;
+    if (this.#stopped || room <= 0) return 0;
+    const { repos, clock } = this.#services;
+    const claims = await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, room, this.#caps);
+    for (const claim of claims) this.#send(claim, report);
+    return claims.length;
+  }
+
+  #send(claim: ClaimedDelivery, report?: RunReport): void {
+    const { repos, clock } = this.#services;
+    const sending: Promise<Attempt | null> = attemptDelivery(repos.webhookDeliveries, this.#sender, clock, claim)
+      .then((attempt) => {
+        this.#log(attempt);
+        report?.attempts.push(attempt);
+        return attempt;
+      })
+      .catch((error) => {
+        // The lease runs out and another pass tries again.
+        this.#logger?.error({ err: error, webhook_delivery: claim.delivery.id }, 'webhook attempt not recorded');
+        return null;
+      })
+      .finally(() => this.#inFlight.delete(sending));
+    this.#inFlight.add(sending);
   }
 
   /** Drops events past their 30-day retention, with their deliveries and attempts. */
@@ -87,7 +131,10 @@ export class WebhookDispatcher {
     return removed;
   }
 
-  /** Runs a pass every `pollMs` until stop(); a pass that fails is logged and the next one tries again. */
+  /**
+   * Every `pollMs` until stop(): fans out, and fills the free send slots, without waiting
+   * for sends under way. A tick that fails is logged and the next one tries again.
+   */
   start(pollMs: number): void {
     const tick = async () => {
       this.#running = this.#pass();
@@ -99,7 +146,8 @@ export class WebhookDispatcher {
 
   async #pass(): Promise<void> {
     try {
-      await this.runOnce();
+      await this.#fanOut({ events: 0, deliveries: 0, attempts: [] });
+      await this.#launchDue();
       if (Date.now() - this.#lastPrune >= PRUNE_EVERY_MS) {
         this.#lastPrune = Date.now();
         await this.pruneOnce();
@@ -109,11 +157,12 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stops the loop and waits for the pass in progress, so the database can be closed after. */
+  /** Stops the loop and waits for the pass and the sends in progress, so the database can be closed after. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#running;
+    await Promise.all(this.#inFlight);
   }
 
   #log(attempt: Attempt): void {

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
+import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
 import {
   EnabledEvents,
   EndpointDescription,
   EndpointUrl,
+  toWebhookEndpointOut,
   WebhookEndpointWithSecretOut,
   withSecret,
 } from './webhook-endpoint-schema.ts';
@@ -35,6 +37,7 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Se
         accountOf(request),
         request.body,
       );
+      replayWithout(request, toWebhookEndpointOut(endpoint));
       return withSecret(endpoint);
     },
   );

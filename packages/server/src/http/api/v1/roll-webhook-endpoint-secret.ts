@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { MAX_SECRET_GRACE_HOURS, rollEndpointSecret } from '../../../domain/webhooks/endpoint-changes.ts';
+import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
-import { EndpointParams, WebhookEndpointWithSecretOut, withSecret } from './webhook-endpoint-schema.ts';
+import {
+  EndpointParams,
+  toWebhookEndpointOut,
+  WebhookEndpointWithSecretOut,
+  withSecret,
+} from './webhook-endpoint-schema.ts';
 
 /** The body may be left out: the old secret then stops signing at once, as for a leaked one. */
 export const RollSecretIn = Type.Object(
@@ -30,6 +36,7 @@ export function registerRollWebhookEndpointSecret(app: FastifyInstance, services
         request.params.id,
         request.body.grace_period_hours ?? 0,
       );
+      replayWithout(request, toWebhookEndpointOut(endpoint));
       return withSecret(endpoint);
     },
   );
