@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { HOUR, MINUTE } from '../../clock.ts';
+import { webhookPolicy } from '../../config.ts';
 import { EVENT_RETENTION_MS } from '../../domain/event-queries.ts';
+import type { Mode } from '../../domain/intents.ts';
 import { type Attempt, attemptDelivery, type WebhookSender } from '../../domain/webhooks/deliveries.ts';
+import { loopbackAllowed } from '../../domain/webhooks/endpoints.ts';
 import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
 import type { Services } from '../../http/services.ts';
 import { HttpWebhookSender, type Resolver } from './transport.ts';
@@ -37,7 +40,8 @@ export interface RunReport {
  */
 export class WebhookDispatcher {
   readonly #services: Services;
-  readonly #sender: WebhookSender;
+  /** Per endpoint mode: sandbox endpoints may reach loopback on a developer machine (decision 0090). */
+  readonly #senders: Record<Mode, WebhookSender>;
   readonly #logger: Logger | undefined;
   readonly #batchSize: number;
   #timer: NodeJS.Timeout | undefined;
@@ -47,13 +51,15 @@ export class WebhookDispatcher {
 
   constructor(services: Services, options: DispatcherOptions = {}) {
     this.#services = services;
-    this.#sender =
+    const policy = webhookPolicy(services.config);
+    const sender = (mode: Mode) =>
       options.sender ??
       new HttpWebhookSender({
-        allowLoopback: services.config.webhooksAllowLoopback,
+        allowLoopback: loopbackAllowed(policy, mode),
         ...(options.resolve ? { resolve: options.resolve } : {}),
         ...(options.ca ? { ca: options.ca } : {}),
       });
+    this.#senders = { live: sender('live'), sandbox: sender('sandbox') };
     this.#logger = options.logger;
     this.#batchSize = options.batchSize ?? 20;
   }
@@ -72,7 +78,9 @@ export class WebhookDispatcher {
       const claims = await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, this.#batchSize);
       if (claims.length === 0) break;
       const attempts = await Promise.all(
-        claims.map((claim) => attemptDelivery(repos.webhookDeliveries, this.#sender, clock, claim)),
+        claims.map((claim) =>
+          attemptDelivery(repos.webhookDeliveries, this.#senders[claim.endpoint.mode], clock, claim),
+        ),
       );
       for (const attempt of attempts) this.#log(attempt);
       report.attempts.push(...attempts);
