@@ -56,7 +56,9 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     reply.header('Request-Id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    // `obolus listen` reads the events list every second: its polls would drown the log.
+    const poll = request.routeOptions.url === '/api/v1/events' && reply.statusCode < 400;
+    request.log[poll ? 'debug' : 'info'](
       {
         method: request.method,
         url: request.url,
