@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
 import { createLogger } from '../logger.ts';
 import { startServer } from '../server.ts';
@@ -15,7 +15,9 @@ export function registerServe(program: Command): void {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
       const demo = await ensureDemoAccount(server.services);
-      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo));
+      // Start-up log lines are written asynchronously: let them out first, then the banner.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      process.stdout.write(banner(config, server.services.database.location, demo));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
@@ -26,30 +28,41 @@ export function registerServe(program: Command): void {
     });
 }
 
-export function banner(baseUrl: string, location: string, demo: DemoAccount | null): string {
+/** The addresses the banner lists under the demo account, one line each: add a surface here. */
+export function bannerAddresses(config: Pick<Config, 'baseUrl' | 'appUrl'>): Array<[label: string, urls: string]> {
+  const { baseUrl } = config;
+  return [
+    ['Start page', `${baseUrl}/`],
+    ['Payment intents', `${baseUrl}/api/v1/payment-intents`],
+    ['Health', `${baseUrl}/healthz   ${baseUrl}/readyz`],
+    ['Metrics', `${baseUrl}/metrics`],
+  ];
+}
+
+export function banner(config: Pick<Config, 'baseUrl' | 'appUrl'>, location: string, demo: DemoAccount | null): string {
+  const { baseUrl } = config;
   const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
-  if (demo) {
-    const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
-    lines.push(
-      `First start: created the demo account ${demo.account.id}`,
-      `  Secret key  ${demo.secretKey}   (shown only now; stored as a digest)`,
-      `  Client key  ${demo.account.clientKey}`,
-      ``,
-      `Create a sandbox payment intent:`,
-      `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
-      ``,
-      `Pay on the hosted checkout page of a sandbox product (card 4242 4242 4242 4242, any future expiry and CVC):`,
-      `  ${baseUrl}/${demo.product.id}`,
-      ``,
-    );
-  } else {
-    lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
-  }
-  lines.push(
-    `  Payment intents  ${baseUrl}/api/v1/payment-intents`,
-    `  Health           ${baseUrl}/healthz   ${baseUrl}/readyz`,
-    `  Metrics          ${baseUrl}/metrics`,
-    ``,
-  );
+  if (demo) lines.push(...demoLines(baseUrl, demo));
+  else lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
+  const addresses = bannerAddresses(config);
+  const width = Math.max(...addresses.map(([label]) => label.length)) + 2;
+  for (const [label, urls] of addresses) lines.push(`  ${label.padEnd(width)}${urls}`);
+  lines.push(``);
   return `${lines.join('\n')}\n`;
+}
+
+function demoLines(baseUrl: string, demo: DemoAccount): string[] {
+  const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
+  return [
+    `First start: created the demo account ${demo.account.id}`,
+    `  Secret key  ${demo.secretKey}   (shown only now; stored as a digest)`,
+    `  Client key  ${demo.account.clientKey}`,
+    ``,
+    `Create a sandbox payment intent:`,
+    `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
+    ``,
+    `Pay on the hosted checkout page of a sandbox product (card 4242 4242 4242 4242, any future expiry and CVC):`,
+    `  ${baseUrl}/${demo.product.id}`,
+    ``,
+  ];
 }

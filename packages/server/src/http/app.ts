@@ -14,6 +14,7 @@ import { registerCheckout } from './checkout/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
+import { registerLandingPage } from './landing-page.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
@@ -71,6 +72,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
   useApiErrors(app);
   useMetrics(app);
   registerHealth(app, services);
+  registerLandingPage(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
