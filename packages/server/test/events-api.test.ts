@@ -109,7 +109,12 @@ describe.each(ENGINES)('events API (%s)', (engine) => {
   });
 
   it('logs a poll of the events list at debug, and a refused one at info', async () => {
-    const lines = () => t.logs().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = () =>
+      t
+        .logs()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
     const before = lines().length;
     await t.call('GET', '/api/v1/events?limit=100', { key: shop.secretKey });
     await t.call('GET', '/api/v1/events?limit=0', { key: shop.secretKey });
