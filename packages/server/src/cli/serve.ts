@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
 
 export function registerServe(program: Command): void {
@@ -15,9 +15,7 @@ export function registerServe(program: Command): void {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
       const demo = await ensureDemoAccount(server.services);
-      // Start-up log lines are written asynchronously: let them out first, then the banner.
-      await new Promise<void>((resolve) => logger.flush(() => resolve()));
-      process.stdout.write(banner(config, server.services.database.location, demo));
+      writeAfterLogs(logger, banner(config, server.services.database.location, demo));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
