@@ -54,6 +54,13 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       ['?pk=PK&theme=blue', 400, 'theme'],
       ['?pk=PK&origin=javascript:alert(1)', 400, 'origin'],
       ['?pk=PK&origin=https://shop.example/path', 400, 'origin'],
+      ['?pk=PK&summary=on', 400, 'summary'],
+      ['?pk=PK&appearance=red', 400, 'appearance'],
+      ['?pk=PK&appearance=[]', 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"colorPrimary":"red;}"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"borderRadius":"25px"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"fontFamily":"x</style>"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"spacing":"4px"}')}`, 400, 'appearance'],
     ])('%s answers a clear HTML error page (%i) naming %s', async (query, status, param) => {
       const res = await page(`/embed${query.replaceAll('PK', shop.clientKey)}`);
       expect(res.status).toBe(status);

@@ -48,6 +48,8 @@ async function main(): Promise<void> {
       clientSecret,
       mode: config.mode,
       theme,
+      summary: false, // the page shows the product, its price and the test badge once
+
       onResult: (result) => {
         if (result.success) thankYou(result);
       },

@@ -18,12 +18,13 @@ h1{font-size:24px;margin:0 0 8px}
 .price{font-size:28px;font-weight:700;margin:8px 0}
 .desc{color:var(--muted);margin:0}
 .badge{display:inline-block;font-size:12px;font-weight:600;border:1px solid var(--line);border-radius:999px;padding:1px 8px;color:var(--muted)}
-.pay{background:var(--panel);border:1px solid var(--line);border-radius:12px;padding:8px;min-width:0}
+.pay{background:var(--panel);border:1px solid var(--line);border-radius:12px;padding:12px;min-width:0}
 .problem{color:#b3261e}
 .problem:empty{display:none}
 .thanks{text-align:center;padding:24px 8px}
 .tick{font-size:40px;line-height:1;color:var(--good);margin:0}
 :focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+[tabindex="-1"]:focus{outline:none}
 [hidden]{display:none!important}
 `;
 export const HOSTED_STYLE_HASH = styleHash(CSS);
