@@ -156,9 +156,8 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
     window.removeEventListener('message', onMessage);
     iframe.style.display = 'none'; // not the browser's broken-frame picture
     console.error(
-      `Obolus: the checkout widget did not start on this page. Its origin ${location.origin} is probably not ` +
-        `among the account's allowed origins: add it with \`npx obolus origins set <account-id> <origin>…\` ` +
-        `(or check the client key ${clientKey}).`,
+      `Obolus: the checkout widget may not be shown on ${location.origin}: it is not among the account's ` +
+        `allowed origins. Add it with \`npx obolus origins set <account-id> <origin>…\` (list every origin).`,
     );
     options.onResult?.({
       success: false,
@@ -171,9 +170,21 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
       },
     });
   };
+  /** No handshake: ask Obolus whether this page may frame the widget at all (an error page stays visible). */
+  const checkFraming = async () => {
+    if (ready) return;
+    const check = new URL('/embed/v1/frame-check', widgetOrigin);
+    check.searchParams.set('pk', clientKey);
+    try {
+      const answer = (await (await fetch(check)).json()) as { framing?: string };
+      if (answer.framing === 'origin_not_allowed') refuse();
+    } catch {
+      // Obolus unreachable: the frame shows the browser's own error.
+    }
+  };
   iframe.addEventListener('load', () => {
     clearTimeout(refusalTimer);
-    if (!ready) refusalTimer = setTimeout(refuse, READY_GRACE_MS);
+    if (!ready) refusalTimer = setTimeout(checkFraming, READY_GRACE_MS);
   });
   const markReady = () => {
     ready = true;
