@@ -10,6 +10,7 @@ import { launchBrowser, startHostServer, type TestBrowser } from './support/brow
 import { OBOLUS_BIN } from './support/cli.ts';
 import { block, README, sectionBlocks } from './support/readme.ts';
 import { freePort } from './support/server.ts';
+import { until } from './support/until.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 import { fillCard } from './support/widget-pages.ts';
 
@@ -47,14 +48,6 @@ function startServe(env: Record<string, string>): Promise<Serve> {
 
 const sh = async (code: string, env: Record<string, string>) =>
   (await promisify(execFile)('sh', ['-c', code], { env: { ...process.env, ...env } })).stdout;
-
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the README, as written', () => {
   const dir = mkdtempSync(join(tmpdir(), 'obolus-readme-'));

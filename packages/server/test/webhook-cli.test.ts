@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 interface Running {
@@ -42,14 +43,6 @@ function startCli(args: string[], env: Record<string, string>): Running {
       return exited;
     },
   };
-}
-
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('obolus worker and obolus listen', () => {
