@@ -199,6 +199,20 @@ describe('the README, as written', () => {
         .toBe('Paid, confirmed by the shop server.');
       const [order] = [...shop.orders.values()];
       await until(() => order?.status === 'paid');
+      // A forged webhook changes nothing; the theme switch serves the dark page and widget.
+      const forged = await fetch(`${shop.url}/webhooks`, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'evt_x',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+        },
+        body: JSON.stringify({ type: 'payment_intent.succeeded', data: { object: { id: 'x' } } }),
+      });
+      expect(forged.status).toBe(400);
+      const dark = await (await fetch(`${shop.url}/?theme=dark`)).text();
+      expect(dark).toContain('"theme":"dark"');
+      expect(dark).toContain('Switch to the light theme');
     } finally {
       await shop.close();
     }
