@@ -1,3 +1,5 @@
+import type { Appearance as LoaderAppearance } from '@obolus/js';
+
 /**
  * The host page's look for the widget, like Stripe's Appearance API: a few variables
  * (colours, radius, font), passed by the loader as `appearance=<JSON>` in the widget's
@@ -5,14 +7,8 @@
  * nothing but a colour, a length or a font list can reach the page's style.
  */
 
-export interface Appearance {
-  colorPrimary?: string;
-  colorBackground?: string;
-  colorText?: string;
-  colorDanger?: string;
-  borderRadius?: string;
-  fontFamily?: string;
-}
+/** The loader's `appearance.variables`: one declaration, in @obolus/js (a type-only import). */
+export type Appearance = NonNullable<LoaderAppearance['variables']>;
 
 const HEX = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const RULES: Record<keyof Appearance, { pattern: RegExp; says: string }> = {
