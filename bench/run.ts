@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: Obolus against a bare Fastify baseline, in one run on one machine, as
- * ratios (DESIGN.md targets). Servers run as separate processes; autocannon drives them
+ * ratios (targets: docs/operations.md). Servers run as separate processes; autocannon drives them
  * from this one over loopback. BENCH_DURATION (seconds, default 10) and
  * OBOLUS_BENCH_DATABASE_URL (a postgres:// URL; default a temporary SQLite file) tune it.
  */

@@ -1,5 +1,5 @@
 /**
- * Widget benchmark (DESIGN.md targets: JavaScript under 30 KB gzipped, card form
+ * Widget benchmark (docs/operations.md targets: JavaScript under 30 KB gzipped, card form
  * interactive in under 300 ms on loopback).
  *
  * - gzipBytes: the widget script as the service sends it with `Accept-Encoding: gzip`.

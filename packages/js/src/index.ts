@@ -21,12 +21,40 @@ export interface ObolusResult {
   error?: { type: string; code: string; message: string };
 }
 
+/**
+ * The widget's look, like Stripe's Appearance API. Colours are hex (`#3346c9`; the
+ * background may also be `transparent`, its default), `borderRadius` 0px to 24px,
+ * `fontFamily` a font list. Obolus checks every value; a wrong one is refused by name.
+ */
+export interface Appearance {
+  variables?: {
+    colorPrimary?: string;
+    colorBackground?: string;
+    colorText?: string;
+    colorDanger?: string;
+    borderRadius?: string;
+    fontFamily?: string;
+  };
+}
+
+const APPEARANCE_VARIABLES = [
+  'colorPrimary',
+  'colorBackground',
+  'colorText',
+  'colorDanger',
+  'borderRadius',
+  'fontFamily',
+];
+
 export interface MountOptions {
   /** The intent's client_secret, from your server, for this shopper only. */
   clientSecret: string;
   /** The mode you expect; an intent of the other mode is refused with `mode_mismatch`. */
   mode?: Mode;
   theme?: Theme;
+  appearance?: Appearance;
+  /** false: hide the merchant, amount and test badge at the top, for pages that show them already. */
+  summary?: boolean;
   onReady?: () => void;
   onResult?: (result: ObolusResult) => void;
 }
@@ -47,6 +75,12 @@ const CLIENT_SECRET = /^pi_[0-9a-f]{24}_secret_[0-9A-Za-z]{16,100}$/;
 const SERVED_PATH = /\/js\/v1\/obolus\.js$/;
 const INITIAL_HEIGHT = 420;
 const MAX_HEIGHT = 4000;
+/**
+ * How long after the frame has loaded its handshake may take. A widget refused by the
+ * account's allowed origins never answers: the browser blocks the frame (CSP
+ * frame-ancestors) or the widget stays silent towards a parent it may not talk to.
+ */
+export const READY_GRACE_MS = 2500;
 
 export function Obolus(clientKey: string, options: ObolusOptions = {}): ObolusInstance {
   if (!CLIENT_KEY.test(clientKey)) throw new TypeError('Obolus: the client key must look like pk_…');
@@ -82,6 +116,9 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
   src.searchParams.set('pk', clientKey);
   if (options.mode) src.searchParams.set('mode', options.mode);
   if (options.theme) src.searchParams.set('theme', options.theme);
+  if (options.summary === false) src.searchParams.set('summary', 'off');
+  const variables = appearanceVariables(options.appearance);
+  if (variables) src.searchParams.set('appearance', JSON.stringify(variables));
   // Only a fallback for browsers without location.ancestorOrigins; opaque origins ('null') have none to give.
   if (location.origin !== 'null') src.searchParams.set('origin', location.origin);
 
@@ -98,6 +135,7 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
     if (typeof data !== 'object' || data === null) return;
     const message = data as Record<string, unknown>;
     if (message.type === 'obolus:ready') {
+      markReady();
       iframe.contentWindow?.postMessage({ type: 'obolus:init', client_secret: options.clientSecret }, widgetOrigin);
       options.onReady?.();
     } else if (message.type === 'obolus:resize') {
@@ -111,15 +149,72 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
     }
   };
 
+  let ready = false;
+  let refusalTimer: ReturnType<typeof setTimeout> | undefined;
+  const refuse = () => {
+    if (ready) return;
+    window.removeEventListener('message', onMessage);
+    iframe.style.display = 'none'; // not the browser's broken-frame picture
+    console.error(
+      `Obolus: the checkout widget may not be shown on ${location.origin}: it is not among the account's ` +
+        `allowed origins. Add it with \`npx obolus origins set <account-id> <origin>…\` (list every origin).`,
+    );
+    options.onResult?.({
+      success: false,
+      payment_intent: null,
+      status: null,
+      error: {
+        type: 'invalid_request',
+        code: 'origin_not_allowed',
+        message: `This page (${location.origin}) may not show the checkout widget of this account.`,
+      },
+    });
+  };
+  /** No handshake: ask Obolus whether this page may frame the widget at all (an error page stays visible). */
+  const checkFraming = async () => {
+    if (ready) return;
+    const check = new URL('/embed/v1/frame-check', widgetOrigin);
+    check.searchParams.set('pk', clientKey);
+    try {
+      const answer = (await (await fetch(check)).json()) as { framing?: string };
+      if (answer.framing === 'origin_not_allowed') refuse();
+    } catch {
+      // Obolus unreachable: the frame shows the browser's own error.
+    }
+  };
+  iframe.addEventListener('load', () => {
+    clearTimeout(refusalTimer);
+    if (!ready) refusalTimer = setTimeout(checkFraming, READY_GRACE_MS);
+  });
+  const markReady = () => {
+    ready = true;
+    clearTimeout(refusalTimer);
+  };
+
   window.addEventListener('message', onMessage);
   container.appendChild(iframe);
   return {
     iframe,
     unmount() {
+      clearTimeout(refusalTimer);
       window.removeEventListener('message', onMessage);
       iframe.remove();
     },
   };
+}
+
+/** Only the names are checked here; Obolus checks the values and names the one it refuses. */
+function appearanceVariables(appearance: Appearance | undefined): Record<string, string> | null {
+  const variables = appearance?.variables;
+  if (!variables) return null;
+  for (const [name, value] of Object.entries(variables)) {
+    if (!APPEARANCE_VARIABLES.includes(name) || typeof value !== 'string') {
+      throw new TypeError(
+        `Obolus: appearance.variables.${name} is not one of ${APPEARANCE_VARIABLES.join(', ')} (strings).`,
+      );
+    }
+  }
+  return Object.keys(variables).length ? (variables as Record<string, string>) : null;
 }
 
 const optionalString = (value: unknown) => (typeof value === 'string' ? value : null);

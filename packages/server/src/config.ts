@@ -16,6 +16,11 @@ export interface Config {
   trustProxy: TrustProxy;
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
   webhooksAllowLoopback: boolean;
+  /**
+   * Sandbox endpoints may reach loopback on a developer machine: the embedded SQLite store and
+   * NODE_ENV other than production, unless OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=false (decision 0090).
+   */
+  sandboxWebhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
   webhooksPollMs: number;
   /**
@@ -39,21 +44,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST ?? '127.0.0.1';
   const local = `http://localhost:${port}`;
   const baseUrl = stripSlash(env.OBOLUS_BASE_URL ?? local);
+  const databaseUrl = env.OBOLUS_DATABASE_URL || DEFAULT_SQLITE_PATH;
   return {
     port,
     host,
-    databaseUrl: env.OBOLUS_DATABASE_URL || DEFAULT_SQLITE_PATH,
+    databaseUrl,
     baseUrl,
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.OBOLUS_TRUST_PROXY),
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
+    sandboxWebhooksAllowLoopback: sandboxLoopback(env, databaseUrl),
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     masterKey: env.OBOLUS_MASTER_KEY || undefined,
     metrics: parseMetrics(env),
     liveConnector: parseLiveConnectorConfig(env),
     checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
   };
+}
+
+/** What webhook URLs may target, for the endpoint rules and the sender (decisions 0021, 0090). */
+export const webhookPolicy = (config: Config) => ({
+  allowLoopback: config.webhooksAllowLoopback,
+  allowSandboxLoopback: config.sandboxWebhooksAllowLoopback,
+});
+
+/** A developer machine: the embedded store, not production, loopback not switched off. */
+function sandboxLoopback(env: NodeJS.ProcessEnv, databaseUrl: string): boolean {
+  const flag = env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK;
+  if (flag === 'true' || flag === 'false') return flag === 'true';
+  return env.NODE_ENV !== 'production' && !/^postgres(ql)?:/.test(databaseUrl);
 }
 
 function parsePollMs(text: string): number {

@@ -56,3 +56,12 @@ export function createLogger(level = 'info', destination?: DestinationStream): L
     sink,
   );
 }
+
+/**
+ * Text for a human (the start-up banner) through the log's own stream: the stream is
+ * asynchronous, so writing to stdout directly would jump ahead of lines still queued.
+ */
+export function writeAfterLogs(logger: Logger, text: string): void {
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  stream?.write(text);
+}

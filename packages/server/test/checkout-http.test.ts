@@ -38,6 +38,26 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
 
   const page = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
 
+  it('frame-check tells a page, by its own Origin only, whether it may frame the widget', async () => {
+    const check = async (pk: string, origin?: string) => {
+      const res = await t.call('GET', `/embed/v1/frame-check?pk=${pk}`, { headers: origin ? { origin } : {} });
+      expect(res.status).toBe(200);
+      return [res.json.framing, res.headers.get('access-control-allow-origin')];
+    };
+    expect(await check(strict.clientKey, 'https://shop.example')).toEqual(['allowed', 'https://shop.example']);
+    expect(await check(strict.clientKey, 'https://evil.example')).toEqual([
+      'origin_not_allowed',
+      'https://evil.example',
+    ]);
+    expect(await check(strict.clientKey)).toEqual(['origin_not_allowed', null]);
+    expect(await check(shop.clientKey, 'https://evil.example')).toEqual(['allowed', 'https://evil.example']);
+    expect(await check(`pk_${'0'.repeat(24)}`, 'https://shop.example')).toEqual([
+      'unavailable',
+      'https://shop.example',
+    ]);
+    expect(await check('sk_nope', 'https://shop.example')).toEqual(['unavailable', 'https://shop.example']);
+  });
+
   describe('the widget page /embed', () => {
     it.each([
       ['', 400, 'pk'],
@@ -54,6 +74,13 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       ['?pk=PK&theme=blue', 400, 'theme'],
       ['?pk=PK&origin=javascript:alert(1)', 400, 'origin'],
       ['?pk=PK&origin=https://shop.example/path', 400, 'origin'],
+      ['?pk=PK&summary=on', 400, 'summary'],
+      ['?pk=PK&appearance=red', 400, 'appearance'],
+      ['?pk=PK&appearance=[]', 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"colorPrimary":"red;}"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"borderRadius":"25px"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"fontFamily":"x</style>"}')}`, 400, 'appearance'],
+      [`?pk=PK&appearance=${encodeURIComponent('{"spacing":"4px"}')}`, 400, 'appearance'],
     ])('%s answers a clear HTML error page (%i) naming %s', async (query, status, param) => {
       const res = await page(`/embed${query.replaceAll('PK', shop.clientKey)}`);
       expect(res.status).toBe(status);

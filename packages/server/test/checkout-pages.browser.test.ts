@@ -109,8 +109,9 @@ setInterval(attempt, 50);
       });
       await expect.poll(() => widget.locator('#amount').textContent()).toBe('$20.00');
       expect(await widget.locator('html').getAttribute('data-theme')).toBe(theme);
+      // Transparent in both themes: the host page's own background shows through.
       const background = await widget.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
-      expect(background).toBe(theme === 'dark' ? 'rgb(20, 22, 29)' : 'rgb(255, 255, 255)');
+      expect(background).toBe('rgba(0, 0, 0, 0)');
       await page.screenshot({ path: artifactPath(`form-${theme}-${engine}.png`) });
     }
   });

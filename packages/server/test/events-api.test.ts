@@ -108,6 +108,27 @@ describe.each(ENGINES)('events API (%s)', (engine) => {
     expect(res.json.error.param).toBe(param);
   });
 
+  it('logs a poll of the events list at debug, and a refused one at info', async () => {
+    const lines = () =>
+      t
+        .logs()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+    const before = lines().length;
+    await t.call('GET', '/api/v1/events?limit=100', { key: shop.secretKey });
+    await t.call('GET', '/api/v1/events?limit=0', { key: shop.secretKey });
+    await t.call('GET', '/api/v1/payment-intents?limit=1', { key: shop.secretKey });
+    const requests = lines()
+      .slice(before)
+      .filter((line) => line.msg === 'request completed');
+    expect(requests.map((line) => [line.level, line.url, line.status])).toEqual([
+      [20, '/api/v1/events?limit=100', 200],
+      [30, '/api/v1/events?limit=0', 400],
+      [30, '/api/v1/payment-intents?limit=1', 200],
+    ]);
+  });
+
   it('limit=1 and limit=100 are fine; a cursor from another account is a 404', async () => {
     expect((await list(shop, '?limit=1')).json.data).toHaveLength(1);
     expect((await list(shop, '?limit=100')).status).toBe(200);

@@ -29,7 +29,7 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
   });
   afterAll(() => t.close());
 
-  it('knows every test card of DESIGN.md', () => {
+  it('knows every test card of docs/test-cards.md', () => {
     expect(SANDBOX_TEST_CARDS.map((c) => c.number).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AuthorizeOutcome, AuthorizeRequest } from '../src/processors/processor.ts';
 import {
+  DECLINE_MESSAGES,
   isSandbox3dsCode,
   SANDBOX_DISPUTE_AFTER_MS,
   SANDBOX_TEST_CARDS,
@@ -118,10 +119,16 @@ describe('SandboxProcessor.authorize', () => {
     expect(outcome).toMatchObject({ kind: 'approved', disputeAfterMs: SANDBOX_DISPUTE_AFTER_MS });
   });
 
-  it('refuses any other number with card_not_test pointing at the docs', async () => {
+  it('refuses any other number with card_not_test, naming a test card the shopper can type', async () => {
     const outcome = await processor.authorize(request('4111111111111111'));
     expect(outcome).toMatchObject({ kind: 'declined', code: 'card_not_test' });
-    expect(outcome.kind === 'declined' && outcome.message).toMatch(/sandbox payment.*docs\/test-cards\.md/);
+    expect(outcome.kind === 'declined' && outcome.message).toBe(
+      'This is a test payment: use a test card, such as 4242 4242 4242 4242.',
+    );
+  });
+
+  it('tells the shopper nothing that names a file of the repository', () => {
+    for (const message of Object.values(DECLINE_MESSAGES)) expect(message).not.toMatch(/\.md\b|docs\/|\.ts\b/);
   });
 
   it('never simulates a live payment', async () => {

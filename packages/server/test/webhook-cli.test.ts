@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 interface Running {
@@ -41,28 +45,25 @@ function startCli(args: string[], env: Record<string, string>): Running {
   };
 }
 
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('obolus worker and obolus listen', () => {
   let t: TestServer;
   let receiver: Receiver;
   let shop: TestAccount;
   const running: Running[] = [];
+  let configDir: string;
   beforeAll(async () => {
     t = await startTestServer('sqlite', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
     shop = await t.newAccount();
+    configDir = await mkdtemp(join(tmpdir(), 'obolus-config-'));
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((r) => r.stop('SIGKILL')));
     await receiver?.close();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await rm(configDir, { recursive: true, force: true });
+  });
 
   const createIntent = async (amount: number) =>
     (
@@ -96,7 +97,7 @@ describe('obolus worker and obolus listen', () => {
     expect(worker.output()).not.toContain('whsec_');
   });
 
-  it('`obolus listen` forwards new events, signed with the session secret it prints', async () => {
+  it('`obolus listen` forwards new events, signed with the secret it prints', async () => {
     receiver = await startReceiver();
     const old = await createIntent(1);
     const listen = startCli(
@@ -111,10 +112,10 @@ describe('obolus worker and obolus listen', () => {
         '--interval',
         '100',
       ],
-      { OBOLUS_SECRET_KEY: shop.secretKey },
+      { OBOLUS_SECRET_KEY: shop.secretKey, OBOLUS_CONFIG_DIR: configDir },
     );
     running.push(listen);
-    const [, secret] = await listen.waitFor(/Ready! Your webhook signing secret for this session is (whsec_\S+)/);
+    const [, secret] = await listen.waitFor(/Ready! Your webhook signing secret is (whsec_\S+)/);
     const intent = await createIntent(4200);
     await until(() => receiver.received.length === 1);
     const [webhook] = receiver.received;
@@ -126,6 +127,28 @@ describe('obolus worker and obolus listen', () => {
     expect(await listen.stop('SIGINT')).toBe(0);
     expect(listen.output()).toMatch(/Stopped: forwarded 1 event\(s\), 0 not answered with 2xx/);
     expect(receiver.received.some((w) => w.json.data.object.id === old.id)).toBe(false);
+  });
+
+  it('`obolus listen` keeps one secret per machine and account, and never stores the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'obolus-listen-'));
+    const print = async (key: string) => {
+      const res = await runCli(['listen', '--print-secret', '--api-url', t.url], {
+        OBOLUS_SECRET_KEY: key,
+        OBOLUS_CONFIG_DIR: dir,
+      });
+      expect(res.code).toBe(0);
+      return res.stdout.trim();
+    };
+    const first = await print(shop.secretKey);
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    expect(await print(shop.secretKey)).toBe(first);
+    expect(await print('sk_another_account')).not.toBe(first);
+    const file = join(dir, 'listen-secrets.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const stored = await readFile(file, 'utf8');
+    expect(stored).toContain(first);
+    expect(stored).not.toContain(shop.secretKey);
+    await rm(dir, { recursive: true });
   });
 
   it.each([
@@ -149,6 +172,7 @@ describe('obolus worker and obolus listen', () => {
   it('listen with a wrong key stops with the API error', async () => {
     const res = await runCli(['listen', '--forward-to', 'http://localhost:3000', '--api-url', t.url], {
       OBOLUS_SECRET_KEY: 'sk_wrong',
+      OBOLUS_CONFIG_DIR: configDir,
     });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/Invalid API key/);

@@ -1,14 +1,16 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../domain/events.ts';
-import { newSigningSecret, signMessage } from '../domain/webhooks/signing.ts';
+import { signMessage } from '../domain/webhooks/signing.ts';
 import { EventFollower, type FetchEvents, type ListedEvent } from './event-follower.ts';
+import { listenSecret } from './listen-secret.ts';
 
 interface ListenOptions {
-  forwardTo: string;
+  forwardTo?: string;
   events?: string[];
   apiKey?: string;
   apiUrl: string;
   interval: number;
+  printSecret?: boolean;
 }
 
 function parseEvents(value: string): string[] {
@@ -37,15 +39,20 @@ export function registerListen(program: Command): void {
   program
     .command('listen')
     .description("Forward your account's events to a local URL as signed webhooks, for development.")
-    .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', parseUrl)
+    .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', parseUrl)
     .option('--events <types>', 'comma-separated event types to forward (default: all)', parseEvents)
     .option('--api-key <sk>', 'secret key of the account (default: $OBOLUS_SECRET_KEY)')
     .option('--api-url <url>', 'address of the Obolus API', parseUrl, 'http://localhost:4242')
     .option('--interval <ms>', 'how often to poll for new events', parseInterval, 1000)
+    .option('--print-secret', 'print the signing secret of this machine and account, and exit')
     .action(async (options: ListenOptions, command: Command) => {
+      const forwardTo = options.forwardTo;
+      if (!forwardTo && !options.printSecret)
+        command.error("error: required option '--forward-to <url>' not specified");
       const apiKey = options.apiKey ?? process.env.OBOLUS_SECRET_KEY;
       if (!apiKey) command.error('error: give --api-key sk_… (or set OBOLUS_SECRET_KEY).');
-      await listen({ ...options, apiKey });
+      if (options.printSecret || !forwardTo) return console.log(listenSecret(options.apiUrl, apiKey));
+      await listen({ ...options, apiKey, forwardTo });
     });
 }
 
@@ -70,12 +77,12 @@ class ApiRefusal extends Error {
   }
 }
 
-async function listen(options: ListenOptions & { apiKey: string }): Promise<void> {
-  const secret = newSigningSecret();
+async function listen(options: ListenOptions & { apiKey: string; forwardTo: string }): Promise<void> {
   const follower = new EventFollower(eventsFetcher(options.apiUrl, options.apiKey));
-  await follower.start();
+  await follower.start(); // a refused key stops here, before a secret is kept for it
+  const secret = listenSecret(options.apiUrl, options.apiKey);
   const wanted = options.events?.includes('*') ? undefined : options.events;
-  console.log(`Ready! Your webhook signing secret for this session is ${secret}`);
+  console.log(`Ready! Your webhook signing secret is ${secret} (the same every session on this machine)`);
   console.log(
     `Forwarding ${wanted ? wanted.join(', ') : 'all'} events from ${options.apiUrl} to ${options.forwardTo}   (Ctrl-C to quit)`,
   );
@@ -96,7 +103,7 @@ async function listen(options: ListenOptions & { apiKey: string }): Promise<void
 /** Forwards what is new; an unreachable API is reported once and retried, a refused key ends the session. */
 async function pollOnce(
   follower: EventFollower,
-  options: ListenOptions,
+  options: ListenOptions & { forwardTo: string },
   secret: string,
   wanted: string[] | undefined,
   session: { forwarded: number; failed: number; apiDown: boolean },

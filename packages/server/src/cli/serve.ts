@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
 import { isPostgresUrl } from '../store/database.ts';
 
@@ -22,9 +22,7 @@ export function registerServe(program: Command): void {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
       const demo = demoWanted ? await ensureDemoAccount(server.services) : null;
-      process.stdout.write(
-        banner(config.baseUrl, server.services.database.location, demo, server.metricsUrl, config.appUrl),
-      );
+      writeAfterLogs(logger, banner(config, server.services.database.location, demo, server.metricsUrl));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
         await server.close();
@@ -35,37 +33,49 @@ export function registerServe(program: Command): void {
     });
 }
 
+type BannerConfig = Pick<Config, 'baseUrl' | 'appUrl'>;
+
+/** The addresses the banner lists under the demo account, one line each: add a surface here. */
+export function bannerAddresses(config: BannerConfig, metricsUrl: string | null): Array<[label: string, urls: string]> {
+  const { baseUrl, appUrl } = config;
+  return [
+    ['Start page', `${baseUrl}/`],
+    ['Payment intents', `${baseUrl}/api/v1/payment-intents`],
+    ['Dashboard', `${appUrl}/dashboard   (set a password: npx obolus accounts set-password <account-id>)`],
+    ['Health', `${baseUrl}/healthz   ${baseUrl}/readyz`],
+    ['Metrics', metricsUrl ?? 'off (OBOLUS_METRICS_PORT)'],
+  ];
+}
+
 export function banner(
-  baseUrl: string,
+  config: BannerConfig,
   location: string,
   demo: DemoAccount | null,
   metricsUrl: string | null,
-  appUrl = baseUrl,
 ): string {
+  const { baseUrl } = config;
   const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
-  if (demo) {
-    const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
-    lines.push(
-      `First start: created the demo account ${demo.account.id}`,
-      `  Secret key  ${demo.secretKey}   (shown only now; stored as a digest)`,
-      `  Client key  ${demo.account.clientKey}`,
-      ``,
-      `Create a sandbox payment intent:`,
-      `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
-      ``,
-      `Pay on the hosted checkout page of a sandbox product (card 4242 4242 4242 4242, any future expiry and CVC):`,
-      `  ${baseUrl}/${demo.product.id}`,
-      ``,
-    );
-  } else {
-    lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
-  }
-  lines.push(
-    `  Payment intents  ${baseUrl}/api/v1/payment-intents`,
-    `  Dashboard        ${appUrl}/dashboard   (set a password: npx obolus accounts set-password <account-id>)`,
-    `  Health           ${baseUrl}/healthz   ${baseUrl}/readyz`,
-    `  Metrics          ${metricsUrl ?? 'off (OBOLUS_METRICS_PORT)'}`,
-    ``,
-  );
+  if (demo) lines.push(...demoLines(baseUrl, demo));
+  else lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
+  const addresses = bannerAddresses(config, metricsUrl);
+  const width = Math.max(...addresses.map(([label]) => label.length)) + 2;
+  for (const [label, urls] of addresses) lines.push(`  ${label.padEnd(width)}${urls}`);
+  lines.push(``);
   return `${lines.join('\n')}\n`;
+}
+
+function demoLines(baseUrl: string, demo: DemoAccount): string[] {
+  const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
+  return [
+    `First start: created the demo account ${demo.account.id}`,
+    `  Secret key  ${demo.secretKey}   (shown only now; stored as a digest)`,
+    `  Client key  ${demo.account.clientKey}`,
+    ``,
+    `Create a sandbox payment intent:`,
+    `  curl -s ${baseUrl}/api/v1/payment-intents -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" -d '${body}'`,
+    ``,
+    `Pay on the hosted checkout page of a sandbox product (card 4242 4242 4242 4242, any future expiry and CVC):`,
+    `  ${baseUrl}/${demo.product.id}`,
+    ``,
+  ];
 }

@@ -1,7 +1,7 @@
 import { randomBase62 } from '../ids.ts';
 import type { Mode } from './intents.ts';
 
-/** Event names of DESIGN.md: the webhook catalogue. */
+/** The webhook catalogue (docs/webhooks.md). */
 export const EVENT_TYPES = [
   'payment_intent.created',
   'payment_intent.processing',

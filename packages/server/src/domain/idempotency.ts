@@ -1,6 +1,6 @@
 import { HOUR, MINUTE } from '../clock.ts';
 
-/** Keys are kept for 24 hours (DESIGN.md); after that the same key starts afresh. */
+/** Keys are kept for 24 hours (decision 0004); after that the same key starts afresh. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR;
 /**
  * A request that holds a key this long without finishing is taken to have died with its

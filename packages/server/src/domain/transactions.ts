@@ -3,7 +3,7 @@ import { toMajorUnits } from '../money.ts';
 import type { EventDraft } from './events.ts';
 import type { Mode } from './intents.ts';
 
-/** Transaction status codes (DESIGN.md). 20 Settled is the spec's; the rest are ours. */
+/** Transaction status codes (docs/transactions.md). 20 Settled is the contract's; the rest are ours. */
 export const TX_STATUS = {
   pending: 10,
   settled: 20,

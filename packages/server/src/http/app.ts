@@ -16,6 +16,7 @@ import { registerDashboard } from './dashboard/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
+import { registerLandingPage } from './landing-page.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
@@ -64,7 +65,9 @@ export async function buildApp(
     reply.header('Request-Id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    // `obolus listen` reads the events list every second: its polls would drown the log.
+    const poll = request.routeOptions.url === '/api/v1/events' && reply.statusCode < 400;
+    request.log[poll ? 'debug' : 'info'](
       {
         method: request.method,
         url: request.url,
@@ -77,6 +80,7 @@ export async function buildApp(
   useApiErrors(app);
   const metrics = useMetrics(app);
   registerHealth(app, services);
+  registerLandingPage(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);

@@ -121,13 +121,14 @@ export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
   },
 ];
 
+/** Shown to the shopper as they are: plain words, never a file or a developer's term. */
 export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
   card_declined: 'The card was declined.',
   insufficient_funds: 'The card has insufficient funds.',
   expired_card: 'The card has expired.',
   incorrect_cvc: "The card's security code is incorrect.",
   authentication_failed: '3-D Secure authentication failed.',
-  card_not_test: 'This is a sandbox payment; use a test card from docs/test-cards.md.',
+  card_not_test: 'This is a test payment: use a test card, such as 4242 4242 4242 4242.',
 };
 
 const PROCESSING_ERROR_MESSAGE = 'The sandbox simulated a processing error; nothing was charged.';

@@ -71,6 +71,8 @@ export async function startTestServer(
       host: '127.0.0.1',
       databaseUrl: database.url,
       logLevel: 'trace',
+      // Tests say when they want loopback webhooks, whatever a developer machine allows.
+      sandboxWebhooksAllowLoopback: false,
       ...options.config,
     };
     try {

@@ -79,6 +79,7 @@ function mount(clientSecret: string): void {
     clientSecret,
     mode: config.mode,
     theme,
+    summary: false, // the page shows the product, its price and the test badge once
     onResult: (result) => {
       if (result.success) thankYou(result);
     },

@@ -22,6 +22,17 @@ export function runChallenge(slot: HTMLElement, challengeUrl: string): Promise<O
       resolve(data.outcome);
     };
     window.addEventListener('message', onMessage);
+    frame.addEventListener('load', () => fitToContent(frame));
     slot.replaceChildren(frame);
   });
+}
+
+/** The bank's page is on our own origin: the frame takes its height instead of a fixed one. */
+function fitToContent(frame: HTMLIFrameElement): void {
+  try {
+    const height = frame.contentDocument?.documentElement.scrollHeight;
+    if (height) frame.style.height = `${Math.min(height + 2, 900)}px`;
+  } catch {
+    // another origin (a live issuer): keep the default height
+  }
 }

@@ -195,7 +195,7 @@ class Checkout {
       return this.#settle(finished);
     }
     this.#report(outcome);
-    if (outcome.status === 'succeeded') return view.done(`${this.#intent.merchant_name} has received your payment.`);
+    if (outcome.status === 'succeeded') return view.paid(this.#intent, outcome.transaction_id);
     if (outcome.status === 'processing') {
       return view.notice('Your payment is being processed. The shop will confirm it shortly.');
     }

@@ -61,6 +61,17 @@ export class WidgetView {
     this.show('done');
   }
 
+  /** Success: what was paid, to whom, and the reference the shopper can quote. */
+  paid(intent: ShopperIntent, reference: string | undefined): void {
+    const amount = byId('done-amount');
+    amount.textContent = formatAmount(intent.amount, intent.currency);
+    amount.hidden = false;
+    const ref = byId('done-reference');
+    ref.textContent = reference ? `Reference ${reference}` : '';
+    ref.hidden = !reference;
+    this.done(`${intent.merchant_name} has received your payment.`);
+  }
+
   /** Ends the checkout with a message: nothing more can be done in this widget. */
   notice(message: string): void {
     byId('app').removeAttribute('aria-busy');

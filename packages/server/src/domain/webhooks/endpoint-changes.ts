@@ -8,6 +8,7 @@ import {
   type EndpointPolicy,
   type EndpointStore,
   endpointMissing,
+  loopbackAllowed,
   normaliseEnabledEvents,
   retrieveWebhookEndpoint,
   type WebhookEndpoint,
@@ -36,7 +37,8 @@ export async function updateWebhookEndpoint(
     throw invalidParam('mode', 'mode is fixed at creation; create another endpoint for the other mode.');
   }
   const changes: EndpointChanges = { updatedAt: clock.now() };
-  if (input.url !== undefined) changes.url = checkEndpointUrl(input.url, current.mode, policy.allowLoopback);
+  if (input.url !== undefined)
+    changes.url = checkEndpointUrl(input.url, current.mode, loopbackAllowed(policy, current.mode));
   if (input.enabled_events !== undefined) changes.enabledEvents = normaliseEnabledEvents(input.enabled_events);
   if (input.description !== undefined) changes.description = input.description || null;
   if (input.enabled === true && !current.enabled) {

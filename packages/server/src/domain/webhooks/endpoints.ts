@@ -71,7 +71,13 @@ export interface CreateEndpointIn {
 export interface EndpointPolicy {
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: development and tests only. */
   allowLoopback: boolean;
+  /** Loopback for sandbox endpoints only: a developer machine (decision 0090). */
+  allowSandboxLoopback: boolean;
 }
+
+/** Whether an endpoint of this mode may target 127.0.0.0/8, ::1 and localhost. */
+export const loopbackAllowed = (policy: EndpointPolicy, mode: Mode): boolean =>
+  policy.allowLoopback || (mode === 'sandbox' && policy.allowSandboxLoopback);
 
 export const newEndpointId = () => `we_${randomBase62(24)}`;
 
@@ -100,7 +106,7 @@ export async function createWebhookEndpoint(
   input: CreateEndpointIn,
 ): Promise<WebhookEndpoint> {
   const mode = input.mode ?? 'live';
-  const url = checkEndpointUrl(input.url, mode, policy.allowLoopback);
+  const url = checkEndpointUrl(input.url, mode, loopbackAllowed(policy, mode));
   const enabledEvents = normaliseEnabledEvents(input.enabled_events);
   const now = clock.now();
   const enabled = input.enabled ?? true;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
- * Standard Webhooks signing (DESIGN.md): any receiver verifies with the `standardwebhooks`
+ * Standard Webhooks signing (decision 0023): any receiver verifies with the `standardwebhooks`
  * library, or with an HMAC-SHA256 over `${id}.${timestamp}.${body}` (docs/webhooks.md).
  */
 

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { allowedOrigins, originOf } from '../../domain/allowed-origins.ts';
 import type { Services } from '../services.ts';
+import { appearanceCss } from './appearance.ts';
 import { assetPath, bundle } from './bundles.ts';
 import { readEmbedQuery } from './embed-query.ts';
 import { sendErrorPage } from './error-page.ts';
-import { contentSecurityPolicy, sendPage } from './page-security.ts';
+import { contentSecurityPolicy, sendPage, styleHash } from './page-security.ts';
 import { WIDGET_STYLE_HASH, widgetHtml } from './widget-html.ts';
 
 /**
@@ -34,12 +35,14 @@ export function registerEmbedPage(app: FastifyInstance, services: Services): voi
     }
     const origins = allowedOrigins(account);
     const challengeOrigin = originOf(services.config.baseUrl);
+    const themed = appearanceCss(query.appearance);
     const csp = contentSecurityPolicy({
-      styleHashes: [WIDGET_STYLE_HASH],
+      styleHashes: themed ? [WIDGET_STYLE_HASH, styleHash(themed)] : [WIDGET_STYLE_HASH],
       frameAncestors: origins.length ? ["'self'", ...origins] : null,
       frameSources: challengeOrigin ? [challengeOrigin] : [],
     });
-    const config = { ...query, allowedOrigins: origins.length ? origins : null };
-    return sendPage(reply, 200, csp, widgetHtml(config, assetPath(await bundle('widget'))));
+    const { appearance: _, summary, ...rest } = query;
+    const config = { ...rest, allowedOrigins: origins.length ? origins : null };
+    return sendPage(reply, 200, csp, widgetHtml(config, assetPath(await bundle('widget')), { summary, themed }));
   });
 }

@@ -18,7 +18,7 @@ h1{font-size:24px;margin:0 0 8px}
 .price{font-size:28px;font-weight:700;margin:8px 0}
 .desc{color:var(--muted);margin:0}
 .badge{display:inline-block;font-size:12px;font-weight:600;border:1px solid var(--line);border-radius:999px;padding:1px 8px;color:var(--muted)}
-.pay{background:var(--panel);border:1px solid var(--line);border-radius:12px;padding:8px;min-width:0}
+.pay{background:var(--panel);border:1px solid var(--line);border-radius:12px;padding:12px;min-width:0}
 .problem{color:#b3261e}
 .problem:empty{display:none}
 .thanks{text-align:center;padding:24px 8px}
@@ -27,6 +27,7 @@ h1{font-size:24px;margin:0 0 8px}
 .receipt dt{color:var(--muted)} .receipt dd{margin:0;overflow-wrap:anywhere}
 .again{font:inherit;min-height:44px;padding:8px 16px;border-radius:8px;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
 :focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+[tabindex="-1"]:focus{outline:none}
 [hidden]{display:none!important}
 `;
 export const HOSTED_STYLE_HASH = styleHash(CSS);

@@ -8,11 +8,12 @@ import { styleHash } from './page-security.ts';
  */
 
 export const WIDGET_CSS = `
-:root{--bg:#fff;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;color-scheme:light}
-[data-theme=dark]{--bg:#14161d;--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f;color-scheme:dark}
+:root{--bg:transparent;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+[data-theme=dark]{--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f}
 *{box-sizing:border-box}
-html,body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{padding:16px;max-width:520px;margin:0 auto;min-width:0}
+html,body{margin:0;background:transparent;color:var(--fg);font:15px/1.4 var(--font)}
+main{padding:4px;max-width:560px;margin:0;min-width:0;background:var(--bg);border-radius:var(--radius)}
+[data-summary=off] .summary{display:none}
 h2{font-size:17px;margin:0 0 8px}
 .summary{margin:0 0 14px}
 .merchant{font-weight:600;margin:0}
@@ -22,9 +23,11 @@ h2{font-size:17px;margin:0 0 8px}
 .field{margin:0 0 12px;min-width:0}
 label{display:block;font-weight:600;margin:0 0 4px}
 .control{position:relative}
-input{font:inherit;width:100%;min-height:44px;padding:10px 12px;border:1px solid var(--line);border-radius:8px;background:var(--field);color:var(--fg)}
+input{font:inherit;width:100%;min-height:44px;padding:10px 12px;border:1px solid var(--line);border-radius:var(--radius);background:var(--field);color:var(--fg);outline:none}
 input::placeholder{color:var(--muted);opacity:.8}
-input[aria-invalid=true]{border:2px solid var(--bad)}
+input:focus-visible{border-color:var(--accent);box-shadow:0 0 0 3px color-mix(in srgb,var(--accent) 40%,transparent)}
+input[aria-invalid=true]{border-color:var(--bad);box-shadow:inset 0 0 0 1px var(--bad)}
+input[aria-invalid=true]:focus-visible{box-shadow:inset 0 0 0 1px var(--bad),0 0 0 3px color-mix(in srgb,var(--bad) 30%,transparent)}
 #number{padding-right:92px}
 .brand{position:absolute;right:8px;top:50%;transform:translateY(-50%);font:700 11px/1 system-ui,sans-serif;padding:4px 6px;border-radius:4px;color:#fff;background:#5b6475;max-width:84px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
 .brand[data-brand=""]{display:none}
@@ -37,15 +40,18 @@ input[aria-invalid=true]{border:2px solid var(--bad)}
 .row>.field>label{align-self:end}
 .error{color:var(--bad);font-size:13px;margin:4px 0 0}
 .error:empty,.alert:empty{display:none}
-.alert{border:1px solid var(--bad);color:var(--bad);border-radius:8px;padding:8px 12px;margin:0 0 12px}
-button{font:inherit;font-weight:600;width:100%;min-height:44px;border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);cursor:pointer}
+.alert{border:1px solid var(--bad);color:var(--bad);border-radius:var(--radius);padding:8px 12px;margin:0 0 12px}
+button{font:inherit;font-weight:600;width:100%;min-height:44px;border:0;border-radius:var(--radius);background:var(--accent);color:var(--on-accent);cursor:pointer}
 button:disabled{opacity:.65;cursor:not-allowed}
 button[aria-busy=true]{cursor:progress}
-:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+button:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+[tabindex="-1"]:focus{outline:none}
 .note{color:var(--muted);font-size:12px;text-align:center;margin:10px 0 0}
-.challenge iframe{display:block;width:100%;height:400px;border:1px solid var(--line);border-radius:8px;background:#fff}
+.challenge iframe{display:block;width:100%;height:260px;border:1px solid var(--line);border-radius:var(--radius);background:#fff}
 .done{text-align:center;padding:16px 0}
 .tick{font-size:34px;line-height:1;color:var(--good);margin:0 0 8px}
+.paid{font-size:22px;font-weight:700;margin:4px 0}
+.reference{color:var(--muted);font-size:13px;margin:8px 0 0;overflow-wrap:anywhere}
 [hidden]{display:none!important}
 `;
 
@@ -60,11 +66,18 @@ export interface WidgetPageConfig {
 /** JSON inside a <script> element: `<` is escaped so no value can close the element. */
 export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-export function widgetHtml(config: WidgetPageConfig, scriptPath: string): string {
+/** `summary: false` hides the merchant and amount the host shows itself; `themed` is the appearance CSS. */
+export function widgetHtml(
+  config: WidgetPageConfig,
+  scriptPath: string,
+  look: { summary: boolean; themed: string } = { summary: true, themed: '' },
+): string {
+  const summary = look.summary ? '' : ' data-summary="off"';
+  const themed = look.themed ? `<style>${look.themed}</style>` : '';
   return `<!doctype html>
-<html lang="en" data-theme="${config.theme ?? 'light'}"><head><meta charset="utf-8">
+<html lang="en" data-theme="${config.theme ?? 'light'}"${summary}><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>Card payment</title>
-<style>${WIDGET_CSS}</style>
+<style>${WIDGET_CSS}</style>${themed}
 <script type="module" src="${escapeHtml(scriptPath)}"></script>
 <script type="application/json" id="obolus-config">${scriptJson(config)}</script>
 </head><body><main id="app" aria-busy="true">
@@ -97,7 +110,7 @@ export function widgetHtml(config: WidgetPageConfig, scriptPath: string): string
 <div id="challenge-slot"></div></section>
 <section class="done" id="done" role="status" hidden>
 <p class="tick" aria-hidden="true">✓</p><h2 id="done-title" tabindex="-1">Payment successful</h2>
-<p id="done-detail"></p></section>
+<p class="paid" id="done-amount" hidden></p><p id="done-detail"></p><p class="reference" id="done-reference" hidden></p></section>
 <section id="notice" role="alert" hidden><p class="alert" id="notice-text"></p></section>
 <noscript><p class="alert">This payment form needs JavaScript.</p></noscript>
 </main></body></html>`;

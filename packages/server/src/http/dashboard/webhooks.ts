@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { webhookPolicy } from '../../config.ts';
 import { listEndpointAttempts, resendEvent } from '../../domain/webhooks/delivery-queries.ts';
 import { rollEndpointSecret } from '../../domain/webhooks/endpoint-changes.ts';
 import {
@@ -49,7 +50,7 @@ ${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type=
 
 /** Webhook endpoints: add (secret shown once), attempts, resend, signing-secret roll. */
 export function registerWebhookPages(scope: FastifyInstance, services: Services): void {
-  const policy = { allowLoopback: services.config.webhooksAllowLoopback };
+  const policy = webhookPolicy(services.config);
   postAction(scope, '/developer/webhooks', async (signed, request) => {
     const description = field(request, 'description').trim().slice(0, 100);
     const endpoint = await createWebhookEndpoint(

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { registerChallenge } from './challenge.ts';
 import { registerConfirm } from './confirm.ts';
+import { registerFrameCheck } from './frame-check.ts';
 import { registerJwks } from './jwks.ts';
 import { registerShopperIntent } from './shopper-intent.ts';
 
@@ -20,6 +21,7 @@ export async function registerEmbedApi(app: FastifyInstance, services: Services)
       registerShopperIntent(embed, services);
       registerConfirm(embed, services);
       registerChallenge(embed, services);
+      registerFrameCheck(embed, services);
     },
     { prefix: '/embed/v1' },
   );

@@ -23,7 +23,7 @@ export function replayWithout(request: FastifyRequest, body: unknown): void {
 }
 
 /**
- * Idempotency-Key on POST (DESIGN.md): the first response is stored and replayed byte for
+ * Idempotency-Key on POST (decision 0004): the first response is stored and replayed byte for
  * byte with Idempotent-Replayed: true; another request with the same key gets 422; a
  * request while the first is still running gets 409. Failures of validation are not stored
  * (the request never started), nor are 5xx (the caller should be able to try again).

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { HOUR, MINUTE } from '../../clock.ts';
+import { webhookPolicy } from '../../config.ts';
 import { EVENT_RETENTION_MS } from '../../domain/event-queries.ts';
+import type { Mode } from '../../domain/intents.ts';
 import {
   type Attempt,
   attemptDelivery,
@@ -9,6 +11,7 @@ import {
   type SendCaps,
   type WebhookSender,
 } from '../../domain/webhooks/deliveries.ts';
+import { loopbackAllowed } from '../../domain/webhooks/endpoints.ts';
 import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
 import type { Services } from '../../http/services.ts';
 import { HttpWebhookSender, type Resolver } from './transport.ts';
@@ -46,7 +49,8 @@ export interface RunReport {
  */
 export class WebhookDispatcher {
   readonly #services: Services;
-  readonly #sender: WebhookSender;
+  /** Per endpoint mode: sandbox endpoints may reach loopback on a developer machine (decision 0090). */
+  readonly #senders: Record<Mode, WebhookSender>;
   readonly #logger: Logger | undefined;
   readonly #maxInFlight: number;
   readonly #caps: SendCaps;
@@ -58,13 +62,15 @@ export class WebhookDispatcher {
 
   constructor(services: Services, options: DispatcherOptions = {}) {
     this.#services = services;
-    this.#sender =
+    const policy = webhookPolicy(services.config);
+    const sender = (mode: Mode) =>
       options.sender ??
       new HttpWebhookSender({
-        allowLoopback: services.config.webhooksAllowLoopback,
+        allowLoopback: loopbackAllowed(policy, mode),
         ...(options.resolve ? { resolve: options.resolve } : {}),
         ...(options.ca ? { ca: options.ca } : {}),
       });
+    this.#senders = { live: sender('live'), sandbox: sender('sandbox') };
     this.#logger = options.logger;
     this.#maxInFlight = options.maxInFlight ?? 64;
     this.#caps = options.caps ?? SEND_CAPS;
@@ -109,7 +115,12 @@ export class WebhookDispatcher {
 
   #send(claim: ClaimedDelivery, report?: RunReport): void {
     const { repos, clock } = this.#services;
-    const sending: Promise<Attempt | null> = attemptDelivery(repos.webhookDeliveries, this.#sender, clock, claim)
+    const sending: Promise<Attempt | null> = attemptDelivery(
+      repos.webhookDeliveries,
+      this.#senders[claim.endpoint.mode],
+      clock,
+      claim,
+    )
       .then((attempt) => {
         this.#log(attempt);
         report?.attempts.push(attempt);

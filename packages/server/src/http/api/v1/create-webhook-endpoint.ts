@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { webhookPolicy } from '../../../config.ts';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
@@ -33,7 +34,7 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Se
       const endpoint = await createWebhookEndpoint(
         services.repos.webhookEndpoints,
         services.clock,
-        { allowLoopback: services.config.webhooksAllowLoopback },
+        webhookPolicy(services.config),
         accountOf(request),
         request.body,
       );

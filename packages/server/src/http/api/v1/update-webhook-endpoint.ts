@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
+import { webhookPolicy } from '../../../config.ts';
 import { updateWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
@@ -33,7 +34,7 @@ export function registerUpdateWebhookEndpoint(app: FastifyInstance, services: Se
       const endpoint = await updateWebhookEndpoint(
         services.repos.webhookEndpoints,
         services.clock,
-        { allowLoopback: services.config.webhooksAllowLoopback },
+        webhookPolicy(services.config),
         accountOf(request),
         request.params.id,
         request.body,

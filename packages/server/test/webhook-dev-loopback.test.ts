@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
+import { ENGINES } from './support/engines.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
+
+/** Decision 0090: on a developer machine, sandbox endpoints may target loopback; live ones never. */
+describe.each(ENGINES)('sandbox webhooks to loopback on a developer machine (%s)', (engine) => {
+  let t: TestServer;
+  let shop: TestAccount;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestServer(engine, {
+      config: { webhooksAllowLoopback: false, sandboxWebhooksAllowLoopback: true, webhooksPollMs: 0 },
+    });
+    shop = await t.newAccount();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  const endpoint = (url: string, mode?: string) =>
+    t.call('POST', '/api/v1/webhook-endpoints', {
+      key: shop.secretKey,
+      body: { url, enabled_events: ['*'], ...(mode ? { mode } : {}) },
+    });
+
+  it('accepts a sandbox endpoint on localhost and delivers its events there, verifiable', async () => {
+    const created = await endpoint(receiver.url.replace('127.0.0.1', 'localhost'), 'sandbox');
+    expect(created.status).toBe(200);
+    await t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: { amount: 2000, currency: 'USD', mode: 'sandbox' },
+    });
+    await new WebhookDispatcher(t.server.services).runOnce();
+    expect(receiver.received.map((w) => w.json.type)).toEqual(['payment_intent.created']);
+    expect(verifyAsSent(created.json.secret, receiver.received[0]!)).toMatchObject({ mode: 'sandbox' });
+  });
+
+  it('still refuses loopback for a live endpoint, and private addresses for any', async () => {
+    const live = await endpoint('https://127.0.0.1/hooks');
+    expect(live.status).toBe(400);
+    expect(live.json.error).toMatchObject({ param: 'url', message: expect.stringMatching(/loopback/) });
+    const privateSandbox = await endpoint('http://10.0.0.5/hooks', 'sandbox');
+    expect(privateSandbox.status).toBe(400);
+    expect(privateSandbox.json.error.message).toMatch(/private/);
+  });
+});
