@@ -14,6 +14,7 @@ import { registerCheckout } from './checkout/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
+import { useOpenApi } from './openapi/document.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
@@ -38,11 +39,17 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
       // Ids longer than any real one still reach the routes and get their own 404.
       maxParamLength: MAX_PARAM_LENGTH,
       onMaxParamLength: (_path, _req, res) => {
-        // Beyond that the router answers before any route: keep the error a JSON object.
-        res.writeHead(414, { 'content-type': 'application/json; charset=utf-8' });
+        // Beyond that the router answers before any route, on every surface: keep the §7.2 error.
+        const requestId = newRequestId();
+        res.writeHead(414, { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId });
         res.end(
           JSON.stringify({
-            error: { type: 'invalid_request', code: 'route_not_found', message: 'The URL is too long.' },
+            error: {
+              type: 'invalid_request',
+              code: 'route_not_found',
+              message: 'The URL is too long.',
+              request_id: requestId,
+            },
           }),
         );
       },
@@ -68,6 +75,8 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
   });
   useApiErrors(app);
   useMetrics(app);
+  // First: it records every route registered after it.
+  await useOpenApi(app);
   registerHealth(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
