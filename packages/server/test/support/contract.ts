@@ -68,3 +68,11 @@ export function assertResponseInContract(method: string, url: string, status: nu
   }
   if (response.content?.['application/json']) check(`${pointer}/content/application~1json/schema`, body, what);
 }
+
+/** A fetch that checks every answer of the merchant API against the document, as the test client does. */
+export const contractFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = new URL(String(input instanceof Request ? input.url : input));
+  assertResponseInContract(init?.method ?? 'GET', url.pathname, response.status, await response.clone().text());
+  return response;
+};
