@@ -18,6 +18,7 @@ import { useOpenApi } from './openapi/document.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
+import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -78,6 +79,7 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
   // First: it records every route registered after it.
   await useOpenApi(app);
   registerHealth(app, services);
+  registerReferencePage(app);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
