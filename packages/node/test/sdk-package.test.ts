@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestAccount, type TestServer } from '../../server/test/support/server.ts';
@@ -29,11 +31,20 @@ describe('the @obolus/node package', () => {
     expect(readFileSync(API_TYPES, 'utf8')).toBe(apiTypesOf(document));
   });
 
-  it('`npm run build` writes every file its exports name', () => {
-    for (const target of Object.values(pkg.exports['.'] as Record<string, string>)) {
-      expect(existsSync(new URL(`../${target}`, import.meta.url)), target).toBe(true);
+  it('`npm run build` writes every file its exports name, from nothing', async () => {
+    // Into a fresh directory, so that no earlier build can stand in for this one.
+    const out = mkdtempSync(join(tmpdir(), 'obolus-node-build-'));
+    try {
+      await run('npm', ['run', 'build', '--silent', '--', '--outDir', out], {
+        cwd: new URL('..', import.meta.url).pathname,
+      });
+      for (const target of Object.values(pkg.exports['.'] as Record<string, string>)) {
+        expect(existsSync(join(out, target.replace(/^\.\/dist\//, ''))), target).toBe(true);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('works from plain JavaScript, imported by its name', async () => {
     const script = `
