@@ -9,6 +9,7 @@ import {
   errorStatuses,
   type Surface,
 } from './error-responses.ts';
+import { RESPONSE_EXAMPLES } from './examples.ts';
 import { OPERATIONS, type OperationInfo, TAGS } from './operations.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -138,6 +139,8 @@ function completeOperation(operation: Operation, method: string, path: string, s
   for (const [status, response] of Object.entries(operation.responses as Record<string, Operation>)) {
     if (!status.startsWith('2')) continue;
     response.description = 'Success.';
+    const example = RESPONSE_EXAMPLES[info.operationId];
+    if (example && response.content?.['application/json']) response.content['application/json'].example = example;
     response.headers = {
       'Request-Id': { $ref: '#/components/headers/Request-Id' },
       ...(method === 'POST' ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
