@@ -91,6 +91,17 @@ describe('@obolus/node retries', () => {
     expect(new Set(proxy.seen.map((r) => r.idempotencyKey))).toEqual(new Set(['held-key']));
   });
 
+  it('transactions and refunds go to appUrl, everything else to baseUrl', async () => {
+    const split = new Obolus(shop.secretKey, { baseUrl: t.url, appUrl: proxy.url });
+    await split.paymentIntents.list({ limit: 1 });
+    await expect(split.transactions.retrieve('0123456789abcdef01234567')).rejects.toMatchObject({ status: 404 });
+    await split.transactions.list({ limit: 1 });
+    expect(proxy.seen.map((r) => r.path)).toEqual([
+      '/api/v1/transactions/0123456789abcdef01234567',
+      '/api/v1/transactions?limit=1',
+    ]);
+  });
+
   it('a per-request timeout: no answer in time is an ObolusError of code timeout', async () => {
     const silent = createServer(() => {});
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));

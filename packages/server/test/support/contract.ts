@@ -55,6 +55,12 @@ export function assertResponseInContract(method: string, url: string, status: nu
   const template = templates.find(([pattern]) => pattern.test(path))?.[1];
   const operation = template ? document.paths[template][method.toLowerCase()] : undefined;
   if (!template || !operation) {
+    if (status < 400) {
+      throw new Error(
+        `contract: ${what} succeeded but docs/openapi.json has no such operation: name it in ` +
+          'src/http/openapi/operations.ts and run `npm run openapi`',
+      );
+    }
     // No such operation: the answer must still be the surface's error body.
     check(`/components/schemas/${isPlainSurface(path) ? 'PlainError' : 'Error'}`, body, what);
     return;
