@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../../domain/idempotency.ts';
 import { namedComponents, referenceNamedSchemas } from './components.ts';
 import {
   ERROR_COMPONENTS,
@@ -68,6 +69,32 @@ export async function useOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
+/** The Bearer scheme, the Idempotency-Key parameter and the headers every operation refers to. */
+const SHARED_COMPONENTS = {
+  securitySchemes: {
+    secretKey: { type: 'http', scheme: 'bearer', description: 'Your secret key, `sk_…`. Never use it in a browser.' },
+  },
+  parameters: {
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a POST safe to retry: for 24 hours the same key replays the first response byte for byte ' +
+        '(with `Idempotent-Replayed: true`). Reusing it with another body is a 422; while the first request runs, a 409.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+      example: 'order_1234_attempt_1',
+    },
+  },
+  headers: {
+    'Request-Id': { description: 'The id of this request, as in the error body.', schema: { type: 'string' } },
+    'Idempotent-Replayed': {
+      description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  },
+};
+
 /** Adds what schemas cannot say: names, security, error bodies, headers and examples. */
 export function completeDocument(document: Document): Document {
   const named = namedComponents();
@@ -76,29 +103,8 @@ export function completeDocument(document: Document): Document {
   document.security = [{ secretKey: [] }];
   document.components = {
     ...document.components,
-    securitySchemes: {
-      secretKey: { type: 'http', scheme: 'bearer', description: 'Your secret key, `sk_…`. Never use it in a browser.' },
-    },
+    ...SHARED_COMPONENTS,
     schemas: { ...document.components?.schemas, ...named.schemas, ...ERROR_COMPONENTS },
-    parameters: {
-      IdempotencyKey: {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description:
-          'Makes a POST safe to retry: for 24 hours the same key replays the first response byte for byte ' +
-          '(with `Idempotent-Replayed: true`). Reusing it with another body is a 422; while the first request runs, a 409.',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
-        example: 'order_1234_attempt_1',
-      },
-    },
-    headers: {
-      'Request-Id': { description: 'The id of this request, as in the error body.', schema: { type: 'string' } },
-      'Idempotent-Replayed': {
-        description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-    },
   };
   const errorUses = new Map<string, [number, Surface]>();
   for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
