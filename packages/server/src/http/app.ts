@@ -17,9 +17,11 @@ import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { registerLandingPage } from './landing-page.ts';
+import { useOpenApi } from './openapi/document.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
+import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
 import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
 import { validatorCompiler } from './validation.ts';
@@ -46,11 +48,17 @@ export async function buildApp(
       // Ids longer than any real one still reach the routes and get their own 404.
       maxParamLength: MAX_PARAM_LENGTH,
       onMaxParamLength: (_path, _req, res) => {
-        // Beyond that the router answers before any route: keep the error a JSON object.
-        res.writeHead(414, { 'content-type': 'application/json; charset=utf-8' });
+        // Beyond that the router answers before any route, on every surface: keep the §7.2 error.
+        const requestId = newRequestId();
+        res.writeHead(414, { 'content-type': 'application/json; charset=utf-8', 'request-id': requestId });
         res.end(
           JSON.stringify({
-            error: { type: 'invalid_request', code: 'route_not_found', message: 'The URL is too long.' },
+            error: {
+              type: 'invalid_request',
+              code: 'route_not_found',
+              message: 'The URL is too long.',
+              request_id: requestId,
+            },
           }),
         );
       },
@@ -79,8 +87,11 @@ export async function buildApp(
   });
   useApiErrors(app);
   const metrics = useMetrics(app);
+  // First: it records every route registered after it.
+  await useOpenApi(app);
   registerHealth(app, services);
   registerLandingPage(app, services);
+  registerReferencePage(app);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Processor } from '../../src/processors/processor.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Engine } from '../../src/store/database.ts';
+import { assertResponseInContract } from './contract.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 
 export interface TestAccount {
@@ -118,6 +119,7 @@ export async function startTestServer(
       } catch {
         json = undefined;
       }
+      assertResponseInContract(method, path, response.status, text);
       return { status: response.status, headers: response.headers, text, json };
     },
     async close() {

@@ -1,0 +1,66 @@
+/**
+ * Example answers shown in the reference, by operationId. redocly lint checks each against
+ * its schema (no-invalid-media-type-examples), so they cannot drift from the routes.
+ */
+const intent = {
+  id: '6727d5c9f0e1d2c3b4a59687',
+  object: 'payment_intent',
+  client_secret: 'pi_6727d5c9f0e1d2c3b4a59687_secret_4eC39HqLyjWDarjtT1zdp7dc',
+  amount: 2000,
+  currency: 'USD',
+  status: 'requires_payment',
+  mode: 'sandbox',
+  created: 1793611780,
+  expires_at: 1794216580,
+  reference: 'order_1234',
+  externalid: null,
+  descriptor: null,
+  description: null,
+  theme: null,
+  metadata: {},
+  product: null,
+  last_transaction: null,
+};
+
+const transaction = {
+  id: '6727d5e0a1b2c3d4e5f60718',
+  uuid: '0193a5e4-7c1d-7b3e-9f00-5d2c4b1a0e9f',
+  created: 1793611800.123,
+  status: 20,
+  statustext: 'Settled',
+  amountpaid: 20,
+  currencypaid: 'USD',
+  usdpaid: 20,
+  usdfee: 0.88,
+  card: '424242******4242',
+  cardholder: 'Ada Lovelace',
+  cardcountry: 'US',
+  cardbank: 'Obolus Test Bank',
+  paymenttypetext: 'Visa',
+  externalid: 'order-77',
+  product: '',
+  chargeback: false,
+  object: 'transaction',
+  payment_intent: '6727d5c9f0e1d2c3b4a59687',
+  mode: 'sandbox',
+  amount: 2000,
+  currency: 'USD',
+  amount_refunded: 0,
+  fee: { amount: 88, percent_bps: 290, fixed: 30, currency: 'USD' },
+  card_exp_month: 12,
+  card_exp_year: 2030,
+  decline_code: null,
+  decline_message: null,
+  three_d_secure: 'not_required',
+  authorization_code: 'A1B2C3',
+  updated: 1793611800.123,
+  refunds: [],
+};
+
+export const RESPONSE_EXAMPLES: Record<string, unknown> = {
+  createPaymentIntent: intent,
+  retrievePaymentIntent: intent,
+  listPaymentIntents: { object: 'list', data: [intent], has_more: false },
+  retrieveTransaction: transaction,
+  listTransactions: { object: 'list', data: [transaction], has_more: false },
+};
