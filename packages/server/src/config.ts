@@ -1,4 +1,4 @@
-import { type LiveConnectorConfig, parseLiveConnectorConfig } from './processors/live-connector-config.ts';
+import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
 /** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
@@ -17,7 +17,7 @@ export interface Config {
   webhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
   webhooksPollMs: number;
-  /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
+  /** OBOLUS_LIVE_CONNECTOR and its connector's variables: where live payments go; null refuses them (docs/live.md). */
   liveConnector: LiveConnectorConfig | null;
 }
 

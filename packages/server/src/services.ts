@@ -1,13 +1,13 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { type ConnectorLog, createLiveConnector } from './connectors/live.ts';
+import { createProcessorRegistry } from './connectors/registry.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
+import type { Processor } from './domain/payments/ports.ts';
 import type { Services } from './http/services.ts';
-import { type ConnectorLog, HttpAcquirer } from './processors/http-acquirer.ts';
-import type { Processor } from './processors/processor.ts';
-import { createProcessorRegistry } from './processors/registry.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { migrateToLatest, openDatabase } from './store/database.ts';
 import { createRepositories } from './store/repositories.ts';
@@ -19,7 +19,7 @@ export interface OpenServicesOptions {
   onMigration?: (name: string) => void;
   /**
    * The live connector; null means live payments are refused (never simulated). Left out:
-   * the HTTP acquirer of OBOLUS_LIVE_CONNECTOR_URL when set.
+   * the connector OBOLUS_LIVE_CONNECTOR names, when set (connectors/live.ts).
    */
   liveProcessor?: Processor | null;
   /** Where the live connector reports failed calls (no card data, no key). */
@@ -52,7 +52,7 @@ export async function openServices(config: Config, options: OpenServicesOptions 
 }
 
 const liveConnectorOf = (config: Config, logger?: ConnectorLog) =>
-  config.liveConnector ? new HttpAcquirer(config.liveConnector, logger) : null;
+  config.liveConnector ? createLiveConnector(config.liveConnector, logger) : null;
 
 /** The payment use cases' dependencies, taken from the process's services. */
 export function paymentDeps(services: Services): ChallengeDeps {
@@ -67,5 +67,6 @@ export function paymentDeps(services: Services): ChallengeDeps {
     limiter: services.limiter,
     keyring: services.keyring,
     processors: services.processors,
+    challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,
   };
 }

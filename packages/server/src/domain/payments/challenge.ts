@@ -1,4 +1,3 @@
-import { isSandbox3dsCode } from '../../processors/sandbox.ts';
 import type { Account } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import type { PaymentIntent } from '../intents.ts';
@@ -57,7 +56,6 @@ export async function completeChallenge(
   if (tx.status !== TX_STATUS.pending) return outcomeOf(intent, tx);
   const processor = deps.processors.byName(tx.processor);
   if (!processor || !tx.processorChallengeRef || tx.mode !== 'sandbox') throw notFound();
-  const passed = !answer.cancel && isSandbox3dsCode(answer.code ?? '');
-  const outcome = await processor.completeChallenge(tx.processorChallengeRef, passed);
+  const outcome = await processor.completeChallenge(tx.processorChallengeRef, answer);
   return recordOutcome(deps, intent, tx, outcome);
 }

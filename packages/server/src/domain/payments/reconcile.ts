@@ -1,9 +1,8 @@
 import { MINUTE } from '../../clock.ts';
-import type { Processor } from '../../processors/processor.ts';
-import type { ProcessorRegistry } from '../../processors/registry.ts';
 import type { Mode } from '../intents.ts';
 import type { Transaction } from '../transactions.ts';
 import { type OutcomeDeps, recordOutcome } from './outcome.ts';
+import type { Processor, ProcessorRegistry } from './ports.ts';
 
 export interface ReconcileDeps extends OutcomeDeps {
   processors: ProcessorRegistry;
@@ -63,7 +62,9 @@ async function reconcileOne(
   report: ReconcileReport,
 ): Promise<void> {
   const processor = askable.get(attempt.processor);
-  const outcome = processor?.lookup ? await processor.lookup(attempt.id).catch(() => null) : null;
+  const outcome = processor?.lookup
+    ? await processor.lookup({ attemptId: attempt.id, paymentRef: null }).catch(() => null)
+    : null;
   const decided = outcome && outcome.kind !== 'unknown' && outcome.kind !== 'challenge';
   const intent = decided ? await deps.intents.find(attempt.accountId, attempt.paymentIntentId) : undefined;
   if (!decided || !intent) {

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
+import { declined } from '../../domain/payments/declines.ts';
 import type {
   AuthorizeOutcome,
   AuthorizeRequest,
+  ChallengeAnswer,
   DeclineCode,
   IssuerInfo,
   Processor,
   ThreeDSResult,
-} from './processor.ts';
+} from '../../domain/payments/ports.ts';
 
 /**
  * The sandbox simulator: test cards with fixed outcomes and a simulated 3-D Secure ACS.
@@ -121,15 +123,6 @@ export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
   },
 ];
 
-export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
-  card_declined: 'The card was declined.',
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-  incorrect_cvc: "The card's security code is incorrect.",
-  authentication_failed: '3-D Secure authentication failed.',
-  card_not_test: 'This is a sandbox payment; use a test card from docs/test-cards.md.',
-};
-
 const PROCESSING_ERROR_MESSAGE = 'The sandbox simulated a processing error; nothing was charged.';
 const CHALLENGE_REF = /^3ds_([0-9a-f]{24})_([a-z0-9_]+)$/;
 
@@ -157,7 +150,9 @@ export class SandboxProcessor implements Processor {
     return outcomeOf(testCard, token);
   }
 
-  async completeChallenge(challengeRef: string, passed: boolean): Promise<AuthorizeOutcome> {
+  /** The shopper answered the simulated ACS page: the one-time code passes, anything else or cancel fails. */
+  async completeChallenge(challengeRef: string, answer: ChallengeAnswer): Promise<AuthorizeOutcome> {
+    const passed = !answer.cancel && isSandbox3dsCode(answer.code ?? '');
     const match = CHALLENGE_REF.exec(challengeRef);
     const testCard = match ? SANDBOX_TEST_CARDS.find((c) => c.id === match[2]) : undefined;
     if (!match?.[1] || testCard?.scenario.kind !== 'challenge') {
@@ -196,10 +191,6 @@ function approved(
   return disputeAfterMs === undefined
     ? { kind: 'approved', issuer, authorizationCode, threeDS }
     : { kind: 'approved', issuer, authorizationCode, threeDS, disputeAfterMs };
-}
-
-function declined(issuer: IssuerInfo | null, code: DeclineCode, threeDS: ThreeDSResult): AuthorizeOutcome {
-  return { kind: 'declined', issuer, code, message: DECLINE_MESSAGES[code], threeDS };
 }
 
 const issuerOf = (testCard: SandboxTestCard): IssuerInfo => ({
