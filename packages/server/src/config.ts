@@ -1,4 +1,6 @@
+import { DAY, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
+import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
 /** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
@@ -19,6 +21,8 @@ export interface Config {
   webhooksPollMs: number;
   /** OBOLUS_LIVE_CONNECTOR and its connector's variables: where live payments go; null refuses them (docs/live.md). */
   liveConnector: LiveConnectorConfig | null;
+  /** OBOLUS_REVIEW_UNKNOWN_AFTER_MS: an attempt still of unknown outcome this long is flagged for review. */
+  reviewUnknownAfterMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -37,6 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     liveConnector: parseLiveConnectorConfig(env),
+    reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
   };
 }
 
@@ -44,6 +49,14 @@ function parsePollMs(text: string): number {
   const ms = Number(text);
   if (!/^\d+$/.test(text) || ms > 3_600_000) {
     throw new Error(`OBOLUS_WEBHOOKS_POLL_MS must be 0..3600000 milliseconds, got '${text}'`);
+  }
+  return ms;
+}
+
+function parseReviewAfter(text: string): number {
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms < MINUTE || ms > 30 * DAY) {
+    throw new Error(`OBOLUS_REVIEW_UNKNOWN_AFTER_MS must be ${MINUTE}..${30 * DAY} milliseconds, got '${text}'`);
   }
   return ms;
 }

@@ -14,8 +14,10 @@ import { registerCheckout } from './checkout/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
+import { registerProcessorHooks } from './hooks/processor-hooks.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
+import { usePaymentMetrics } from './plugins/payment-metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import type { Services } from './services.ts';
 import { validatorCompiler } from './validation.ts';
@@ -67,11 +69,12 @@ export async function buildApp(services: Services, logger: Logger): Promise<Fast
     );
   });
   useApiErrors(app);
-  useMetrics(app);
+  usePaymentMetrics(useMetrics(app), services);
   registerHealth(app, services);
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
+  await registerProcessorHooks(app, services);
 
   await app.register(
     async (api) => {

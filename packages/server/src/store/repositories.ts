@@ -7,6 +7,7 @@ import { EventFeedRepository } from './repos/event-feed.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
 import { PaymentsRepository } from './repos/payments.ts';
+import { ProcessorEventsRepository } from './repos/processor-events.ts';
 import { ProductsRepository } from './repos/products.ts';
 import { RefundsRepository } from './repos/refunds.ts';
 import { TransactionsRepository } from './repos/transactions.ts';
@@ -26,6 +27,7 @@ export interface Repositories {
   encryptionKeys: EncryptionKeysRepository;
   refunds: RefundsRepository;
   chargebacks: ChargebacksRepository;
+  processorEvents: ProcessorEventsRepository;
   products: ProductsRepository;
   allowedOrigins: AllowedOriginsRepository;
   /** Webhooks (docs/webhooks.md): endpoints, fan-out, deliveries, attempt log, events API. */
@@ -50,6 +52,7 @@ export function createRepositories(
     encryptionKeys: new EncryptionKeysRepository(db),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
+    processorEvents: new ProcessorEventsRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
     webhookEndpoints: new WebhookEndpointsRepository(db),

@@ -121,6 +121,12 @@ function settledAttempt(
     processorChallengeRef: null,
     disputeAt: options.disputeAt ?? null,
     clientIp: '127.0.0.1',
+    processorPaymentRef: null,
+    processorChargeRef: null,
+    cardFunding: null,
+    challengeRedirectUrl: null,
+    reviewRequestedAt: null,
+    reversal: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -18,6 +18,10 @@ export interface ChallengeView {
   last4: string;
   /** False once the attempt has finished: the page then only reports the outcome. */
   open: boolean;
+  /** A live challenge: the issuer's page (through the acquirer) to frame; null for the sandbox ACS. */
+  redirectUrl: string | null;
+  /** Origins that page may come from (the acquirer's and issuers'). */
+  frameSources: readonly string[];
 }
 
 const notFound = () => new ApiError('challenge_invalid', 'This authentication request is unknown or has ended.');
@@ -40,12 +44,15 @@ export async function challengeView(deps: ChallengeDeps, token: string): Promise
     brand: tx.card.brand,
     last4: tx.card.last4,
     open: tx.status === TX_STATUS.pending,
+    redirectUrl: tx.challengeRedirectUrl,
+    frameSources: deps.processors.byName(tx.processor)?.frameSources ?? [],
   };
 }
 
 /**
- * The shopper answered the sandbox ACS: the one-time code, or cancel. The attempt finishes
- * as the card's scenario says. Asking again after it finished answers the same outcome.
+ * The shopper is done with the challenge page: answered the sandbox ACS (the one-time
+ * code, or cancel), or came back from a live issuer's page, whose result the processor
+ * asks its acquirer. Asking again after it finished answers the same outcome.
  */
 export async function completeChallenge(
   deps: ChallengeDeps,
@@ -55,7 +62,7 @@ export async function completeChallenge(
   const { tx, intent } = await load(deps, token);
   if (tx.status !== TX_STATUS.pending) return outcomeOf(intent, tx);
   const processor = deps.processors.byName(tx.processor);
-  if (!processor || !tx.processorChallengeRef || tx.mode !== 'sandbox') throw notFound();
+  if (!processor || !tx.processorChallengeRef) throw notFound();
   const outcome = await processor.completeChallenge(tx.processorChallengeRef, answer);
   return recordOutcome(deps, intent, tx, outcome);
 }

@@ -161,6 +161,12 @@ function pendingAttempt(
     processorChallengeRef: null,
     disputeAt: null,
     clientIp: input.clientIp,
+    processorPaymentRef: null,
+    processorChargeRef: null,
+    cardFunding: null,
+    challengeRedirectUrl: null,
+    reviewRequestedAt: null,
+    reversal: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -5,7 +5,7 @@ import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import { normalizeIssuer } from './issuer-details.ts';
-import type { AuthorizeOutcome, IssuerInfo, PaymentStore } from './ports.ts';
+import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs } from './ports.ts';
 
 /** What the shopper's widget learns about an attempt. */
 export type PaymentOutcome =
@@ -30,14 +30,20 @@ export interface OutcomeDeps {
   limiter: FailureLimiter;
 }
 
-/** What the acquirer said about the card, tidied; a detail it did not give keeps what we knew. */
-function withIssuer(tx: Transaction, issuer: IssuerInfo | null): Transaction {
-  const { brand, bank, country } = normalizeIssuer(issuer);
+/**
+ * What the acquirer said about the card, tidied, and its ids of the attempt; a detail it
+ * did not give keeps what we knew.
+ */
+export function withIssuer(tx: Transaction, issuer: IssuerInfo | null, refs?: ProcessorRefs): Transaction {
+  const { brand, bank, country, funding } = normalizeIssuer(issuer);
   return {
     ...tx,
     cardBank: bank ?? tx.cardBank,
     cardCountry: country ?? tx.cardCountry,
+    cardFunding: funding ?? tx.cardFunding,
     card: { ...tx.card, brand: brand ?? tx.card.brand },
+    processorPaymentRef: refs?.payment ?? tx.processorPaymentRef,
+    processorChargeRef: refs?.charge ?? tx.processorChargeRef,
   };
 }
 
@@ -68,10 +74,15 @@ export async function recordOutcome(
   challengeToken = newChallengeToken(),
 ): Promise<PaymentOutcome> {
   const now = deps.clock.now();
-  const base = { ...withIssuer(pending, outcome.issuer), updatedAt: now };
+  const base = { ...withIssuer(pending, outcome.issuer, 'refs' in outcome ? outcome.refs : undefined), updatedAt: now };
   switch (outcome.kind) {
     case 'challenge': {
-      const tx = { ...base, challengeToken, processorChallengeRef: outcome.challengeRef };
+      const tx = {
+        ...base,
+        challengeToken,
+        processorChallengeRef: outcome.challengeRef,
+        challengeRedirectUrl: outcome.redirectUrl ?? null,
+      };
       await deps.store.awaitChallenge(tx);
       return { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken };
     }

@@ -42,6 +42,32 @@ export interface PaymentStore {
   dueForExpiry(now: number, limit: number): Promise<PaymentIntent[]>;
 
   /**
+   * Compare-and-set: marks a pending attempt of unknown outcome as needing an operator's
+   * review, once (review_requested_at was null), with the events. False when already
+   * marked or no longer pending.
+   */
+  flagForReview(tx: Transaction, now: number, events: EventDraft[]): Promise<boolean>;
+
+  /**
+   * Compare-and-set: records how an approval that came after the attempt was recorded as
+   * failed was given back (`tx.reversal`, with the acquirer's refs), once, with the events.
+   */
+  recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean>;
+
+  /** Attempts still pending and flagged for review, across accounts (the metric). */
+  countAwaitingReview(): Promise<number>;
+
+  /**
+   * The attempt of `processor` an acquirer's notice names, by our attempt id (its metadata)
+   * or by the acquirer's payment id. Across accounts: the acquirer account belongs to the
+   * operator, and the ids come from a notice whose signature was checked.
+   */
+  attemptOfProcessor(
+    processor: string,
+    by: { attemptId: string } | { paymentRef: string },
+  ): Promise<Transaction | undefined>;
+
+  /**
    * The reconciler's work list, across accounts: attempts of `processors` still pending
    * (a challenge open, or an outcome unknown), started before `startedBefore`, in
    * (createdAt, id) order after the page cursor `after`.
@@ -170,6 +196,25 @@ export type RefundOutcome =
   /** The answer was lost: retried with the same key until it is known. */
   | { kind: 'unknown'; message: string };
 
+/** What an acquirer's signed notice (a webhook) reports, read by its connector. */
+export type ProcessorNotice =
+  | { kind: 'payment'; eventId: string; attempt: AttemptRef; outcome: AuthorizeOutcome }
+  | { kind: 'dispute'; eventId: string; paymentRef: string }
+  | {
+      kind: 'refund';
+      eventId: string;
+      paymentRef: string;
+      /** Our refund id, when Obolus made the refund (the acquirer's metadata). */
+      refundId: string | null;
+      ref: string;
+      status: 'succeeded' | 'pending' | 'failed';
+    }
+  /** A type we do not act on: acknowledged and ignored. */
+  | { kind: 'ignored'; eventId: string };
+
+/** A notice whose signature is wrong or too old: answered 400, nothing changes. */
+export class NoticeRejected extends Error {}
+
 export interface Processor {
   readonly name: string;
   /** Origins the widget may frame for this processor's 3-D Secure pages (the widget's CSP frame-src). */
@@ -187,6 +232,8 @@ export interface Processor {
   refund?(request: RefundRequest): Promise<RefundOutcome>;
   /** Voids or refunds in full an approval the shopper was told had failed (a late approval). */
   reverse?(attempt: AttemptRef): Promise<RefundOutcome>;
+  /** Checks a notice's signature on its raw body and reads it; throws NoticeRejected when forged or stale. */
+  readNotice?(rawBody: Buffer, signature: string): ProcessorNotice;
 }
 
 /** Which processor takes a payment of a given mode. Live has one only if the operator configured one. */

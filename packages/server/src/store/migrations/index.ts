@@ -5,6 +5,7 @@ import * as m0003 from './0003-refunds.ts';
 import * as m0004 from './0004-webhooks.ts';
 import * as m0005 from './0005-products.ts';
 import * as m0006 from './0006-pending-attempts-index.ts';
+import * as m0040 from './0040-processor-references.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-webhooks': m0004,
   '0005-products': m0005,
   '0006-pending-attempts-index': m0006,
+  '0040-processor-references': m0040,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -20,7 +20,7 @@ export function registerCreateRefund(app: FastifyInstance, services: Services): 
     { schema: { params: Params, body: CreateRefundIn, response: { 200: RefundCreatedOut } } },
     async (request) => {
       const made = await refundTransaction(
-        services.repos,
+        { transactions: services.repos.transactions, refunds: services.repos.refunds, processors: services.processors },
         services.clock,
         accountOf(request),
         request.params.id,
