@@ -45,8 +45,9 @@ export async function startLiveStripe(engine: Engine, options: { timeoutMs?: num
         reviewAfterMs: t.server.services.config.reviewUnknownAfterMs,
       }),
     async close() {
-      await t.close();
+      // The double first: its webhook sends under way finish against a server still listening.
       await double.close();
+      await t.close();
     },
   };
 }

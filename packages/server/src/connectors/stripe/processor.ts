@@ -87,6 +87,15 @@ export class StripeProcessor implements Processor {
     }
   }
 
+  async attemptIdOf(paymentRef: string): Promise<string | null> {
+    try {
+      return (await this.#retrieve(paymentRef)).metadata?.obolus_attempt ?? null;
+    } catch (error) {
+      this.#warn(paymentRef, 'lookup', error);
+      return null;
+    }
+  }
+
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     return this.#refund(request.attempt, request.amount, request.refundId);
   }

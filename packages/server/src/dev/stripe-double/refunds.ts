@@ -54,6 +54,12 @@ export class Refunds {
   setStatus(id: string, status: 'succeeded' | 'pending' | 'failed'): Json | null {
     const refund = this.#refunds.get(id);
     if (!refund) return null;
+    const charge = this.#payments.get(String(refund.payment_intent))?.charge;
+    if (charge && status === 'failed' && refund.status !== 'failed') {
+      // As at Stripe: a failed refund's amount is no longer counted as refunded on the charge.
+      charge.amount_refunded = Number(charge.amount_refunded) - Number(refund.amount);
+      charge.refunded = false;
+    }
     refund.status = status;
     this.#emit(status === 'failed' ? 'refund.failed' : 'refund.updated', structuredClone(refund));
     return structuredClone(refund);

@@ -1,4 +1,5 @@
 import { type ChargebackStore, recordChargeback } from '../chargebacks.ts';
+import { TX_STATUS } from '../transactions.ts';
 import type { Processor, ProcessorNotice } from './ports.ts';
 import { type SettleDeps, settleAttempt } from './settle.ts';
 
@@ -23,7 +24,8 @@ export interface NoticeDeps extends SettleDeps {
   refundNotices: RefundNotices;
 }
 
-export type NoticeResult = 'applied' | 'duplicate' | 'ignored';
+/** `retry`: it names a payment we cannot place yet (its attempt still unknown): not remembered, asked to be sent again. */
+export type NoticeResult = 'applied' | 'duplicate' | 'ignored' | 'retry';
 
 /**
  * Applies one signed notice from an acquirer (a Stripe webhook). Duplicates are dropped
@@ -43,11 +45,12 @@ export async function applyProcessorNotice(
   if (notice.kind === 'ignored') return 'ignored';
   if (await deps.noticeLog.seen(processor.name, notice.eventId)) return 'duplicate';
   const applied = await apply(deps, processor, notice);
+  if (applied === 'retry') return applied;
   await deps.noticeLog.remember(processor.name, notice.eventId, deps.clock.now());
   return applied ? 'applied' : 'ignored';
 }
 
-async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNotice): Promise<boolean> {
+async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNotice): Promise<boolean | 'retry'> {
   switch (notice.kind) {
     case 'payment': {
       const attempt = await deps.store.attemptOfProcessor(processor.name, { attemptId: notice.attempt.attemptId });
@@ -58,8 +61,9 @@ async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNo
       return settled.kind !== 'unchanged';
     }
     case 'dispute': {
-      const attempt = await deps.store.attemptOfProcessor(processor.name, { paymentRef: notice.paymentRef });
-      if (!attempt) return false;
+      const attempt = await disputedAttempt(deps, processor, notice.paymentRef);
+      // Out of order: a dispute of a payment whose approval we cannot record yet waits for it.
+      if (!attempt) return 'retry';
       const dispute = { accountId: attempt.accountId, transactionId: attempt.id };
       return (await recordChargeback(deps.chargebacks, deps.clock, dispute)) !== null;
     }
@@ -68,4 +72,20 @@ async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNo
     case 'ignored':
       return false;
   }
+}
+
+/**
+ * The settled attempt a dispute is about. A dispute can come before we learnt of the
+ * approval (its answer lost, or events out of order): then the attempt is found by the id
+ * the payment carries and settled first, as the acquirer says it is now.
+ */
+async function disputedAttempt(deps: NoticeDeps, processor: Processor, paymentRef: string) {
+  const known = await deps.store.attemptOfProcessor(processor.name, { paymentRef });
+  if (known && known.status !== TX_STATUS.pending) return known;
+  const attemptId = known?.id ?? (await processor.attemptIdOf?.(paymentRef));
+  const attempt = attemptId ? await deps.store.attemptOfProcessor(processor.name, { attemptId }) : undefined;
+  const outcome = attempt && (await processor.lookup?.({ attemptId: attempt.id, paymentRef }).catch(() => null));
+  if (!attempt || !outcome) return undefined;
+  const settled = await settleAttempt(deps, attempt, outcome);
+  return settled.transaction.status === TX_STATUS.pending ? undefined : settled.transaction;
 }

@@ -232,6 +232,8 @@ export interface Processor {
   refund?(request: RefundRequest): Promise<RefundOutcome>;
   /** Voids or refunds in full an approval the shopper was told had failed (a late approval). */
   reverse?(attempt: AttemptRef): Promise<RefundOutcome>;
+  /** Our attempt id that the acquirer's payment carries (its metadata); null when it cannot say. */
+  attemptIdOf?(paymentRef: string): Promise<string | null>;
   /** Checks a notice's signature on its raw body and reads it; throws NoticeRejected when forged or stale. */
   readNotice?(rawBody: Buffer, signature: string): ProcessorNotice;
 }

@@ -35,7 +35,8 @@ export async function registerProcessorHooks(app: FastifyInstance, services: Ser
         try {
           const result = await applyProcessorNotice(noticeDeps(services), processor, raw, String(signature ?? ''));
           request.log.info({ connector: processor.name, result }, 'acquirer notice');
-          return reply.send({ received: true, result });
+          // 503: the acquirer sends it again later (Stripe retries for 3 days), once the payment is known.
+          return reply.code(result === 'retry' ? 503 : 200).send({ received: true, result });
         } catch (error) {
           if (!(error instanceof NoticeRejected)) throw error;
           request.log.warn({ connector: processor.name }, 'acquirer notice refused: bad or stale signature');
