@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { eventually, type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
+import { type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 
 /** Live payments through the widget API, the Stripe connector and the Stripe double (real SDK, loopback). */

@@ -137,7 +137,7 @@ export class Payments {
   /** The shopper passed or failed the double's 3-D Secure page. Answers where to send them back. */
   completeThreeDS(id: string, passed: boolean): string | null {
     const payment = this.#payments.get(id);
-    if (!payment || payment.pi.status !== 'requires_action') return payment?.returnUrl ?? null;
+    if (payment?.pi.status !== 'requires_action') return payment?.returnUrl ?? null;
     const { scenario } = payment.profile;
     if (!passed) {
       const message = 'We are unable to authenticate your payment method.';

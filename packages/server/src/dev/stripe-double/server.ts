@@ -143,7 +143,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     return null;
   };
 
-  const handleControl = (req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
+  const handleControl = (_req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     if (path === '/__double/faults') {
       double.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
