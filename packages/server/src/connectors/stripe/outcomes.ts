@@ -77,10 +77,13 @@ function issuerOfMethod(method: Stripe.PaymentMethod | null | undefined): Issuer
   return { brand: BRANDS[card.brand] ?? card.brand, country: card.country, funding: card.funding };
 }
 
+/** Stripe says how the shopper was authenticated (authentication_flow); without it, whether we showed a page. */
 function threeDSOf(charge: Stripe.Charge | null, challenged: boolean): ThreeDSResult {
-  const result = charge?.payment_method_details?.card?.three_d_secure?.result;
-  if (challenged) return result === 'authenticated' || !result ? 'challenge_passed' : 'challenge_failed';
-  return result ? 'frictionless' : 'not_required';
+  const secure = charge?.payment_method_details?.card?.three_d_secure;
+  if (secure?.authentication_flow === 'challenge' || (challenged && !secure?.authentication_flow)) {
+    return !secure?.result || secure.result === 'authenticated' ? 'challenge_passed' : 'challenge_failed';
+  }
+  return secure?.result ? 'frictionless' : 'not_required';
 }
 
 /**

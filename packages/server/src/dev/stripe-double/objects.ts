@@ -67,7 +67,7 @@ export function chargeOf(pi: Json, pm: Json, profile: CardProfile, paid: boolean
         ...card,
         issuer: profile.issuer,
         authorization_code: paid ? randomBytes(3).toString('hex').toUpperCase() : null,
-        three_d_secure: threeDS ? { result: threeDS, version: '2.2.0' } : null,
+        three_d_secure: threeDS ? { result: threeDS, authentication_flow: 'challenge', version: '2.2.0' } : null,
       },
     },
   };
