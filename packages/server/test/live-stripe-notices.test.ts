@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DAY } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
-import { eventually, type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
+import { eventually, type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 
 /** Stripe's webhooks at /hooks/stripe, and refunds, both ways; faults of the double's webhook sender. */
 describe.each(ENGINES)(
   'Stripe notices and refunds (%s)',
   (engine) => {
+    const suite = useLiveStripe(engine);
     let s: LiveStripe;
-    beforeAll(async () => {
-      s = await startLiveStripe(engine);
+    beforeEach(() => {
+      s = suite();
     });
-    beforeEach(async () => {
-      // Webhooks of the previous test still on their way would land in this one's log.
-      await s.double.webhooks.settled();
-      s.double.reset();
-      s.hooksOn();
-    });
-    afterAll(() => s.close());
 
     const statusesOf = (type: string) => s.double.webhooks.sent.filter((w) => w.type === type).map((w) => w.status);
     const lostAnswer = () => s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);

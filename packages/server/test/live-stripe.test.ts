@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
+import { type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 
 /** Live payments through the widget API, the Stripe connector and the Stripe double (real SDK, loopback). */
 describe.each(ENGINES)(
   'live payments through Stripe (%s)',
   (engine) => {
+    const suite = useLiveStripe(engine);
     let s: LiveStripe;
-    beforeAll(async () => {
-      s = await startLiveStripe(engine);
+    beforeEach(() => {
+      s = suite();
     });
-    beforeEach(async () => {
-      // Webhooks of the previous test still on their way would land in this one's log.
-      await s.double.webhooks.settled();
-      s.double.reset();
-      s.hooksOn();
-    });
-    afterAll(() => s.close());
 
     it('an approval: succeeded, with the card details and Stripe references on the transaction record', async () => {
       const intent = await s.liveIntent({ amount: 12345, descriptor: 'OBOLUS TEST SHOP', externalid: 'order-9' });

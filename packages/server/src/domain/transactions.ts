@@ -81,6 +81,16 @@ export interface Transaction {
   updatedAt: number;
 }
 
+/** A new attempt knows nothing yet of the acquirer's ids, a review or a reversal. */
+export const NOT_YET_PROCESSED = {
+  processorPaymentRef: null,
+  processorChargeRef: null,
+  cardFunding: null,
+  challengeRedirectUrl: null,
+  reviewRequestedAt: null,
+  reversal: null,
+} as const;
+
 /** Money given back to the shopper from one transaction; amounts in minor units. */
 export interface Refund {
   /** re_… */

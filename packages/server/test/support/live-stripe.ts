@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { reconcilePendingAttempts } from '../../src/domain/payments/reconcile.ts';
 import { paymentDeps } from '../../src/services.ts';
@@ -66,4 +67,26 @@ export async function eventually<T>(check: () => Promise<T>, ms = 5000): Promise
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/**
+ * Registers the hooks of a suite over one live-Stripe server: started once, webhooks wired
+ * and faults cleared before each test. Read `current()` inside tests.
+ */
+export function useLiveStripe(engine: Engine, options: { timeoutMs?: number } = {}): () => LiveStripe {
+  let s: LiveStripe | undefined;
+  beforeAll(async () => {
+    s = await startLiveStripe(engine, options);
+  });
+  beforeEach(async () => {
+    // Webhooks of the previous test still on their way would land in this one's log.
+    await s?.double.webhooks.settled();
+    s?.double.reset();
+    s?.hooksOn();
+  });
+  afterAll(() => s?.close());
+  return () => {
+    if (!s) throw new Error('the live Stripe server is not started');
+    return s;
+  };
 }

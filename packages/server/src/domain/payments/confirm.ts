@@ -5,7 +5,7 @@ import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
-import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
+import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
 import { newChallengeToken, type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
 import type { ProcessorRegistry } from './ports.ts';
@@ -161,12 +161,7 @@ function pendingAttempt(
     processorChallengeRef: null,
     disputeAt: null,
     clientIp: input.clientIp,
-    processorPaymentRef: null,
-    processorChargeRef: null,
-    cardFunding: null,
-    challengeRedirectUrl: null,
-    reviewRequestedAt: null,
-    reversal: null,
+    ...NOT_YET_PROCESSED,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,4 +1,4 @@
-import type { DeclineCode, IssuerInfo, ProcessorRefs, ThreeDSResult } from './ports.ts';
+import type { AuthorizeOutcome, DeclineCode, IssuerInfo, ProcessorRefs, ThreeDSResult } from './ports.ts';
 
 /** What the shopper is told for each decline code: the same words whichever acquirer declined. */
 export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
@@ -18,14 +18,7 @@ export function declined(
   code: DeclineCode,
   threeDS: ThreeDSResult,
   refs?: ProcessorRefs,
-): {
-  kind: 'declined';
-  issuer: IssuerInfo | null;
-  code: DeclineCode;
-  message: string;
-  threeDS: ThreeDSResult;
-  refs?: ProcessorRefs;
-} {
+): Extract<AuthorizeOutcome, { kind: 'declined' }> {
   const outcome = { kind: 'declined' as const, issuer, code, message: DECLINE_MESSAGES[code], threeDS };
   return refs ? { ...outcome, refs } : outcome;
 }
