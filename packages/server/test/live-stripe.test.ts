@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MINUTE } from '../src/clock.ts';
+import { DAY, MINUTE } from '../src/clock.ts';
+import { expireDueIntents } from '../src/domain/payments/expire.ts';
+import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
 import { type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
@@ -113,6 +115,37 @@ describe.each(ENGINES)(
       );
       const metrics = await s.t.call('GET', '/metrics');
       expect(metrics.text).toMatch(/^obolus_payment_attempts_requires_review [1-9]\d*$/m);
+    });
+
+    it('an unknown attempt holds off the 7-day expiry until it is settled', async () => {
+      s.hooksOff();
+      s.double.arm('create', { fault: 'drop_after_commit' }, 2);
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('processing');
+      s.clock.advance(8 * DAY);
+      await expireDueIntents(paymentDeps(s.t.server.services));
+      expect((await s.intentOf(intent.id)).status).toBe('processing');
+      await s.reconcile();
+      expect((await s.intentOf(intent.id)).status).toBe('succeeded');
+      s.clock.set(Date.now());
+    });
+
+    it('a late webhook after the reconciler settled the attempt changes nothing', async () => {
+      s.double.webhooks.arm({ fault: 'late', delayMs: 4000 });
+      s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      s.clock.advance(MINUTE + 1);
+      expect((await s.reconcile()).settled.map((tx) => tx.id)).toContain(res.json.transaction_id);
+      await s.double.webhooks.settled();
+      expect(s.double.webhooks.sent.map((w) => [w.type, w.status])).toEqual([['payment_intent.succeeded', 200]]);
+      const events = await s.t.call('GET', '/api/v1/events?type=payment_intent.succeeded', { key: s.shop.secretKey });
+      const forIntent = events.json.data.filter(
+        (e: { data: { object: { id: string } } }) => e.data.object.id === intent.id,
+      );
+      expect(forIntent).toHaveLength(1);
+      s.clock.set(Date.now());
     });
   },
   20_000,

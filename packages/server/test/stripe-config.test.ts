@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { runCli } from './support/cli.ts';
+import { OBOLUS_BIN, runCli } from './support/cli.ts';
 
 const LIVE_KEY = 'sk_live_51AbCdEfGhIjKlMnOpQrStUv';
 const TEST_KEY = 'sk_test_51AbCdEfGhIjKlMnOpQrStUv';
@@ -93,5 +94,31 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('OBOLUS_STRIPE_SECRET_KEY is a test-mode key');
     expect(result.stderr + result.stdout).not.toContain(TEST_KEY);
+  }, 30_000);
+
+  it('`obolus dev stripe-double` serves Stripe API answers on loopback and prints the variables to use it', async () => {
+    const child = spawn(process.execPath, [OBOLUS_BIN, 'dev', 'stripe-double', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('OBOLUS_STRIPE_WEBHOOK_SECRET=')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      const vars = Object.fromEntries([...out.matchAll(/(OBOLUS_\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+      expect(vars.OBOLUS_STRIPE_API_BASE).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(loadConfig(vars).liveConnector?.name).toBe('stripe');
+      const res = await fetch(`${vars.OBOLUS_STRIPE_API_BASE}/v1/payment_intents/pi_missing`, {
+        headers: { authorization: `Bearer ${vars.OBOLUS_STRIPE_SECRET_KEY}` },
+      });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'resource_missing' } });
+    } finally {
+      child.kill('SIGTERM');
+    }
   }, 30_000);
 });
