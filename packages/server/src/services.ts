@@ -45,14 +45,14 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     credentials: new AccountCache(repos.accounts, clock),
     keyring: new CardKeyring(repos.encryptionKeys, clock),
     processors: createProcessorRegistry(
-      options.liveProcessor !== undefined ? options.liveProcessor : liveConnectorOf(config, options.logger),
+      options.liveProcessor !== undefined ? options.liveProcessor : await liveConnectorOf(config, options.logger),
     ),
     limiter: new FailureLimiter(clock),
   };
 }
 
-const liveConnectorOf = (config: Config, logger?: ConnectorLog) =>
-  config.liveConnector ? createLiveConnector(config.liveConnector, logger) : null;
+const liveConnectorOf = async (config: Config, logger?: ConnectorLog) =>
+  config.liveConnector ? await createLiveConnector(config.liveConnector, logger) : null;
 
 /** The payment use cases' dependencies, taken from the process's services. */
 export function paymentDeps(services: Services): ChallengeDeps {
