@@ -67,6 +67,14 @@ export interface Transaction {
   decline_message: string | null;
   three_d_secure: string | null;
   authorization_code: string | null;
+  card_funding: string | null;
+  /** sandbox, or the live connector that took the payment (stripe) */
+  processor: string;
+  processor_payment_id: string | null;
+  processor_charge_id: string | null;
+  /** Outcome still unknown after the review delay: an operator should look */
+  requires_review: boolean;
+  late_approval_reversal: string | null;
   /** Unix seconds, may carry a fraction */
   updated: number;
   refunds: Array<Refund>;
@@ -82,6 +90,9 @@ export interface Refund {
   /** Unix seconds, may carry a fraction */
   created: number;
   transaction: string;
+  /** A live refund is pending until the acquirer confirms it; a failed one gave nothing back */
+  status: "succeeded" | "pending" | "failed";
+  processor_refund_id: string | null;
 }
 
 export interface RefundCreated {
@@ -94,6 +105,9 @@ export interface RefundCreated {
   /** Unix seconds, may carry a fraction */
   created: number;
   transaction: string;
+  /** A live refund is pending until the acquirer confirms it; a failed one gave nothing back */
+  status: "succeeded" | "pending" | "failed";
+  processor_refund_id: string | null;
   transaction_record: Transaction;
 }
 

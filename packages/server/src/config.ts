@@ -1,5 +1,7 @@
+import { DAY, MINUTE } from './clock.ts';
+import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
+import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
-import { type LiveConnectorConfig, parseLiveConnectorConfig } from './processors/live-connector-config.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
 
 /** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
@@ -30,13 +32,15 @@ export interface Config {
   masterKey: string | undefined;
   /** OBOLUS_METRICS_HOST / OBOLUS_METRICS_PORT: the listener of GET /metrics; null: none (OBOLUS_METRICS_PORT=off). */
   metrics: { host: string; port: number } | null;
-  /** OBOLUS_LIVE_CONNECTOR_*: the acquirer live payments go to; null refuses them (docs/live-connector.md). */
-  liveConnector: LiveConnectorConfig | null;
   /**
    * OBOLUS_CHECKOUT_RECEIPT_MINUTES: how long after a payment the hosted checkout page shows
    * the same browser its receipt instead of a new form (0: never).
    */
   checkoutReceiptMs: number;
+  /** OBOLUS_LIVE_CONNECTOR and its connector's variables: where live payments go; null refuses them (docs/live.md). */
+  liveConnector: LiveConnectorConfig | null;
+  /** OBOLUS_REVIEW_UNKNOWN_AFTER_MS: an attempt still of unknown outcome this long is flagged for review. */
+  reviewUnknownAfterMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -60,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: parseMetrics(env),
     liveConnector: parseLiveConnectorConfig(env),
     checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
+    reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
   };
 }
 
@@ -91,6 +96,14 @@ function parseReceiptMinutes(text: string): number {
     throw new Error(`OBOLUS_CHECKOUT_RECEIPT_MINUTES must be 0..10080 minutes, got '${text}'`);
   }
   return minutes;
+}
+
+function parseReviewAfter(text: string): number {
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms < MINUTE || ms > 30 * DAY) {
+    throw new Error(`OBOLUS_REVIEW_UNKNOWN_AFTER_MS must be ${MINUTE}..${30 * DAY} milliseconds, got '${text}'`);
+  }
+  return ms;
 }
 
 function parsePort(text: string, name = 'PORT'): number {

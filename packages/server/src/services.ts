@@ -1,14 +1,15 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { type ConnectorLog, createLiveConnector } from './connectors/live.ts';
+import { createProcessorRegistry } from './connectors/registry.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
 import { openSecretBox } from './crypto/master-key.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
+import type { Processor } from './domain/payments/ports.ts';
+import type { RefundDeps } from './domain/refunds.ts';
 import type { Services } from './http/services.ts';
-import { type ConnectorLog, HttpAcquirer } from './processors/http-acquirer.ts';
-import type { Processor } from './processors/processor.ts';
-import { createProcessorRegistry } from './processors/registry.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
@@ -21,7 +22,7 @@ export interface OpenServicesOptions {
   onMigration?: (name: string) => void;
   /**
    * The live connector; null means live payments are refused (never simulated). Left out:
-   * the HTTP acquirer of OBOLUS_LIVE_CONNECTOR_URL when set.
+   * the connector OBOLUS_LIVE_CONNECTOR names, when set (connectors/live.ts).
    */
   liveProcessor?: Processor | null;
   /** Where the live connector reports failed calls (no card data, no key). */
@@ -55,16 +56,22 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     credentials: new AccountCache(repos.accounts, clock),
     keyring: new CardKeyring(repos.encryptionKeys, clock),
     processors: createProcessorRegistry(
-      options.liveProcessor !== undefined ? options.liveProcessor : liveConnectorOf(config, options.logger),
+      options.liveProcessor !== undefined ? options.liveProcessor : await liveConnectorOf(config, options.logger),
     ),
     limiter: new FailureLimiter(repos.rateCounters, clock),
   };
 }
 
-const liveConnectorOf = (config: Config, logger?: ConnectorLog) =>
-  config.liveConnector ? new HttpAcquirer(config.liveConnector, logger) : null;
+const liveConnectorOf = async (config: Config, logger?: ConnectorLog) =>
+  config.liveConnector ? await createLiveConnector(config.liveConnector, logger) : null;
 
 /** The payment use cases' dependencies, taken from the process's services. */
+/** What refunds need, the same for the API and the dashboard. */
+export function refundDeps(services: Services): RefundDeps {
+  const { repos, processors } = services;
+  return { transactions: repos.transactions, refunds: repos.refunds, processors };
+}
+
 export function paymentDeps(services: Services): ChallengeDeps {
   const { repos } = services;
   return {
@@ -78,5 +85,6 @@ export function paymentDeps(services: Services): ChallengeDeps {
     keyring: services.keyring,
     usedCiphertexts: repos.cardCiphertextUses,
     processors: services.processors,
+    challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,
   };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.ts';
+import { SANDBOX_TEST_CARDS } from '../src/connectors/sandbox/sandbox.ts';
 import { binOf, brandOf, type CardInput, checkCard, last4Of, maskPan } from '../src/domain/cards.ts';
 import { ApiError } from '../src/domain/errors.ts';
-import { SANDBOX_TEST_CARDS } from '../src/processors/sandbox.ts';
 
 // 15 June 2026, midday UTC: far from any month edge unless a test says otherwise.
 const NOW = Date.UTC(2026, 5, 15, 12);

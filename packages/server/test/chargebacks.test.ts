@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
+import { SANDBOX_DISPUTE_AFTER_MS } from '../src/connectors/sandbox/sandbox.ts';
 import { recordChargeback } from '../src/domain/chargebacks.ts';
 import type { AccountId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
-import { SANDBOX_DISPUTE_AFTER_MS } from '../src/processors/sandbox.ts';
 import { startDisputeSimulator } from '../src/workers/dispute-simulator.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_TEST_CARDS } from '../src/connectors/sandbox/sandbox.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
-import { SANDBOX_TEST_CARDS } from '../src/processors/sandbox.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';

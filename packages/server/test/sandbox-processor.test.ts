@@ -1,22 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { AuthorizeOutcome, AuthorizeRequest } from '../src/processors/processor.ts';
 import {
-  DECLINE_MESSAGES,
   isSandbox3dsCode,
   SANDBOX_DISPUTE_AFTER_MS,
   SANDBOX_TEST_CARDS,
   SandboxProcessor,
   type SandboxTestCard,
-} from '../src/processors/sandbox.ts';
+} from '../src/connectors/sandbox/sandbox.ts';
+import { DECLINE_MESSAGES } from '../src/domain/payments/declines.ts';
+import type { AuthorizeOutcome, AuthorizeRequest } from '../src/domain/payments/ports.ts';
 
 const processor = new SandboxProcessor();
+/** The shopper's answers on the simulated ACS page. */
+const PASS = { code: '1234' };
+const FAIL = { code: '9999' };
 let attempts = 0;
 
 function request(number: string, overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
   attempts += 1;
   return {
     attemptId: attempts.toString(16).padStart(24, '0'),
+    intentId: 'f'.repeat(24),
+    returnUrl: 'http://127.0.0.1/return',
     amount: 1999,
     currency: 'USD',
     mode: 'sandbox',
@@ -143,7 +148,7 @@ describe('SandboxProcessor.authorize', () => {
     const codes = new Set<string>();
     for (let i = 0; i < 20; i += 1) {
       const outcome = await processor.authorize(request('4242424242424242'));
-      if (outcome.kind === 'approved') codes.add(outcome.authorizationCode);
+      if (outcome.kind === 'approved') codes.add(outcome.authorizationCode ?? '');
     }
     expect(codes.size).toBeGreaterThan(1);
   });
@@ -156,7 +161,7 @@ describe('SandboxProcessor 3-D Secure challenge', () => {
   });
 
   it('approves 4000000000003220 when the challenge is passed', async () => {
-    const outcome = await processor.completeChallenge(await challengeRefOf('4000000000003220'), true);
+    const outcome = await processor.completeChallenge(await challengeRefOf('4000000000003220'), PASS);
     expect(outcome).toMatchObject({
       kind: 'approved',
       threeDS: 'challenge_passed',
@@ -166,7 +171,7 @@ describe('SandboxProcessor 3-D Secure challenge', () => {
   });
 
   it('declines 4000000000003220 with authentication_failed when the challenge fails', async () => {
-    const outcome = await processor.completeChallenge(await challengeRefOf('4000000000003220'), false);
+    const outcome = await processor.completeChallenge(await challengeRefOf('4000000000003220'), FAIL);
     expect(outcome).toMatchObject({
       kind: 'declined',
       code: 'authentication_failed',
@@ -175,12 +180,12 @@ describe('SandboxProcessor 3-D Secure challenge', () => {
   });
 
   it('declines 4000008400001629 with card_declined even when the challenge is passed', async () => {
-    const outcome = await processor.completeChallenge(await challengeRefOf('4000008400001629'), true);
+    const outcome = await processor.completeChallenge(await challengeRefOf('4000008400001629'), PASS);
     expect(outcome).toMatchObject({ kind: 'declined', code: 'card_declined', threeDS: 'challenge_passed' });
   });
 
   it('declines 4000008400001629 with authentication_failed when the challenge fails', async () => {
-    const outcome = await processor.completeChallenge(await challengeRefOf('4000008400001629'), false);
+    const outcome = await processor.completeChallenge(await challengeRefOf('4000008400001629'), FAIL);
     expect(outcome).toMatchObject({
       kind: 'declined',
       code: 'authentication_failed',
@@ -190,7 +195,7 @@ describe('SandboxProcessor 3-D Secure challenge', () => {
 
   it('finishes a challenge in another processor instance (stateless)', async () => {
     const ref = await challengeRefOf('4000000000003220');
-    expect((await new SandboxProcessor().completeChallenge(ref, true)).kind).toBe('approved');
+    expect((await new SandboxProcessor().completeChallenge(ref, PASS)).kind).toBe('approved');
   });
 
   it.each([
@@ -201,8 +206,8 @@ describe('SandboxProcessor 3-D Secure challenge', () => {
     ['a short token', '3ds_abc_challenge'],
     ['trailing text', '3ds_000000000000000000000000_challenge_x'],
   ])('refuses a reference that is %s with an error outcome', async (_, ref) => {
-    for (const passed of [true, false]) {
-      expect(await processor.completeChallenge(ref, passed)).toMatchObject({ kind: 'error', issuer: null });
+    for (const answer of [PASS, FAIL, { cancel: true }]) {
+      expect(await processor.completeChallenge(ref, answer)).toMatchObject({ kind: 'error', issuer: null });
     }
   });
 

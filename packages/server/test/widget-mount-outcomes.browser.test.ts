@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AcquirerDouble, startAcquirerDouble } from './support/acquirer-double.ts';
 import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
+import type { TestStripe } from './support/live-stripe.ts';
 import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { startTestStripe } from './support/stripe-double.ts';
 import { card, confirm } from './support/widget-client.ts';
 import { createIntent, fillCard, hostPageHtml, intentNow, openHostPage, results } from './support/widget-pages.ts';
 
@@ -15,17 +16,20 @@ describe.each(ENGINES)('the widget binds its ciphertexts and always reports a re
   let obolus: TestServer;
   let host: HostServer;
   let browser: TestBrowser;
-  let double: AcquirerDouble;
+  let double: TestStripe;
   let shop: TestAccount;
   let other: TestAccount;
 
   beforeAll(async () => {
-    double = await startAcquirerDouble();
+    double = await startTestStripe();
     const port = await freePort();
     [obolus, host, browser] = await Promise.all([
       startTestServer(engine, {
-        config: { port, baseUrl: `http://127.0.0.1:${port}` },
-        liveProcessor: double.connector(),
+        config: {
+          port,
+          baseUrl: `http://127.0.0.1:${port}`,
+          liveConnector: { name: 'stripe', stripe: double.config() },
+        },
       }),
       startHostServer(),
       launchBrowser(),
@@ -37,7 +41,7 @@ describe.each(ENGINES)('the widget binds its ciphertexts and always reports a re
     await browser?.close();
     await host?.close();
     await obolus?.close();
-    await double?.stop();
+    await double?.close();
   });
 
   it('the ciphertext names its intent, the time and a unique id; replayed, it is refused', async () => {
@@ -115,8 +119,9 @@ describe.each(ENGINES)('the widget binds its ciphertexts and always reports a re
 
   it('mounted on an intent being processed: a processing result the host can act on', async () => {
     const intent = await createIntent(obolus, shop, { mode: 'live' });
-    await double.rule('4111111111111111', { answer: 'pending' });
-    const started = await confirm(obolus, shop.clientKey, intent.client_secret, card('4111111111111111'), {
+    // Stripe answers 500 to the call and to its retry: the outcome is unknown, the intent processing.
+    double.arm('create', { fault: 'error_500_before' }, 5);
+    const started = await confirm(obolus, shop.clientKey, intent.client_secret, card('4242424242424242'), {
       mode: 'live',
     });
     expect(started.json.status).toBe('processing');

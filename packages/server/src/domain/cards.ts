@@ -1,7 +1,7 @@
 import cardValidator from 'card-validator';
 import { HOUR } from '../clock.ts';
-import type { CardDetails } from '../processors/processor.ts';
 import { ApiError } from './errors.ts';
+import type { CardDetails } from './payments/ports.ts';
 
 /**
  * Checks on a decrypted card made before any processor sees it. Errors name the field but

@@ -143,7 +143,7 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
   },
   live_payments_unavailable: {
     meaning: 'No live connector is configured on this installation: live payments are refused, never simulated.',
-    action: 'Use sandbox mode, or ask the operator to configure the live connector (docs/live-connector.md).',
+    action: 'Use sandbox mode, or ask the operator to configure a live connector (docs/live.md).',
   },
   challenge_invalid: {
     meaning: 'The 3-D Secure challenge is unknown or has ended.',

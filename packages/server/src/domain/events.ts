@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'payment_intent.expired',
   'transaction.created',
   'transaction.updated',
+  // An attempt of unknown outcome the acquirer could not settle in time: an operator should look (docs/live.md).
+  'payment_attempt.requires_review',
   // A webhook endpoint failed for 3 days and was disabled (docs/webhooks.md).
   'webhook_endpoint.disabled',
 ] as const;

@@ -3,10 +3,12 @@ import { randomBase62 } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft } from './events.ts';
+import type { Processor, ProcessorNotice, ProcessorRegistry } from './payments/ports.ts';
 import { noSuchTransaction, type TransactionReader, type TransactionWithRefunds } from './transaction-queries.ts';
 import {
   REFUNDABLE_STATUSES,
   type Refund,
+  type RefundStatus,
   type Transaction,
   TX_STATUS,
   TX_STATUS_TEXT,
@@ -25,6 +27,24 @@ export interface RefundStore {
     refund: Refund,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null>;
+
+  /**
+   * Compare-and-set on a pending (or, to failed, a succeeded) refund: its new status and
+   * the acquirer's id, with the events. A refund that failed gives its amount back to the
+   * transaction's refundable balance. Null when the refund was not in a state to move.
+   */
+  settle(
+    refund: Refund,
+    to: { status: RefundStatus; processorRef: string | null; now: number },
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null>;
+
+  /** A refund by our id with its payment's processor and id there, across accounts: for an acquirer's signed notice. */
+  findForNotice(
+    refundId: string,
+  ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined>;
+
+  forTransactions(accountId: string, transactionIds: readonly string[]): Promise<Refund[]>;
 }
 
 export interface RefundIn {
@@ -39,17 +59,30 @@ export interface RefundOut extends TransactionWithRefunds {
 /** A race lost to another refund is retried against the new state this many times at most. */
 const ATTEMPTS = 3;
 
+export interface RefundDeps {
+  transactions: TransactionReader;
+  refunds: RefundStore;
+  processors: ProcessorRegistry;
+}
+
+/**
+ * Refunds a settled transaction. A sandbox refund succeeds at once. A live one is first
+ * written `pending` with the balance taken (so concurrent refunds can never sum past the
+ * amount paid), then sent to the acquirer outside any database transaction with our
+ * refund id as its idempotency key, then settled as the acquirer answers.
+ */
 export async function refundTransaction(
-  stores: { transactions: TransactionReader; refunds: RefundStore },
+  deps: RefundDeps,
   clock: Clock,
   account: Account,
   transactionId: string,
   input: RefundIn,
 ): Promise<RefundOut> {
-  let tx = await stores.transactions.find(account.id, transactionId);
+  let tx = await deps.transactions.find(account.id, transactionId);
   for (let attempt = 0; attempt < ATTEMPTS && tx; attempt++) {
     // "Everything left" is read again on every attempt: a partial refund may have just landed.
     const amount = input.amount ?? tx.amount - tx.refundedAmount;
+    const processor = refundingProcessor(deps.processors, tx);
     assertRefundable(tx, amount);
     const refund: Refund = {
       id: newRefundId(),
@@ -58,12 +91,15 @@ export async function refundTransaction(
       amount,
       currency: tx.currency,
       createdAt: clock.now(),
+      status: processor ? 'pending' : 'succeeded',
+      processorRef: null,
     };
-    const done = await stores.refunds.refund(refund, (after, refunds) => [
+    const done = await deps.refunds.refund(refund, (after, refunds) => [
       transactionEvent('transaction.updated', after, refunds),
     ]);
+    if (done && processor) return sendRefund(deps, clock, processor, done.transaction, refund);
     if (done) return { refund, ...done };
-    tx = await stores.transactions.find(account.id, transactionId);
+    tx = await deps.transactions.find(account.id, transactionId);
   }
   if (!tx) throw noSuchTransaction();
   throw new ApiError(
@@ -74,12 +110,6 @@ export async function refundTransaction(
 
 /** Says why a refund of `amount` from `tx` cannot be made, or nothing when it can. */
 function assertRefundable(tx: Transaction, amount: number): void {
-  if (tx.mode === 'live') {
-    throw new ApiError(
-      'live_refunds_unavailable',
-      'Refunds of live transactions must go through the live connector that took the payment, and it offers none.',
-    );
-  }
   if (tx.chargeback || tx.status === TX_STATUS.chargeback) {
     throw new ApiError(
       'transaction_disputed',
@@ -106,4 +136,66 @@ function assertRefundable(tx: Transaction, amount: number): void {
       'amount',
     );
   }
+}
+
+/** The live connector that gives money back for `tx`; null for the sandbox (no money moved). */
+function refundingProcessor(processors: ProcessorRegistry, tx: Transaction): Processor | null {
+  if (tx.mode === 'sandbox') return null;
+  const processor = processors.byName(tx.processor);
+  if (!processor?.refund) {
+    throw new ApiError(
+      'live_refunds_unavailable',
+      'Refunds of this live transaction must go through the live connector that took the payment, which is not configured.',
+    );
+  }
+  return processor;
+}
+
+async function sendRefund(
+  deps: RefundDeps,
+  clock: Clock,
+  processor: Processor,
+  tx: Transaction,
+  refund: Refund,
+): Promise<RefundOut> {
+  const attempt = { attemptId: tx.id, paymentRef: tx.processorPaymentRef };
+  const answer = await processor
+    .refund?.({ refundId: refund.id, attempt, amount: refund.amount })
+    .catch(() => ({ kind: 'unknown' as const, message: 'The acquirer did not answer.' }));
+  const to =
+    answer?.kind === 'succeeded' || answer?.kind === 'failed'
+      ? { status: answer.kind, processorRef: answer.ref }
+      : { status: 'pending' as const, processorRef: answer?.kind === 'pending' ? answer.ref : null };
+  if (to.status === 'pending' && to.processorRef === null) return { refund, ...(await current(deps, tx)) };
+  const settled = await settleRefund(deps.refunds, refund, { ...to, now: clock.now() });
+  const after = settled?.refunds.find((r) => r.id === refund.id) ?? refund;
+  return { refund: after, ...(settled ?? (await current(deps, tx))) };
+}
+
+async function current(deps: RefundDeps, tx: Transaction) {
+  const transaction = (await deps.transactions.find(tx.accountId, tx.id)) ?? tx;
+  return { transaction, refunds: await deps.refunds.forTransactions(tx.accountId, [tx.id]) };
+}
+
+function settleRefund(
+  store: RefundStore,
+  refund: Refund,
+  to: { status: RefundStatus; processorRef: string | null; now: number },
+) {
+  return store.settle(refund, to, (after, refunds) => [transactionEvent('transaction.updated', after, refunds)]);
+}
+
+/** An acquirer's notice about a refund Obolus made: pending -> succeeded | failed, succeeded -> failed. */
+export async function settleRefundNotice(
+  store: RefundStore,
+  processor: string,
+  notice: Extract<ProcessorNotice, { kind: 'refund' }>,
+  now: number,
+): Promise<boolean> {
+  const found = notice.refundId ? await store.findForNotice(notice.refundId) : undefined;
+  if (!found || found.processor !== processor || found.paymentRef !== notice.paymentRef) return false;
+  const { refund } = found;
+  if (refund.status === notice.status || refund.status === 'failed') return false;
+  if (notice.status === 'pending') return false;
+  return (await settleRefund(store, refund, { status: notice.status, processorRef: notice.ref, now })) !== null;
 }

@@ -50,7 +50,8 @@ export async function withRefunds(
   accountId: AccountId,
   transactions: readonly Transaction[],
 ): Promise<TransactionWithRefunds[]> {
-  const refunded = transactions.filter((tx) => tx.refundedAmount > 0).map((tx) => tx.id);
+  // A live refund that failed gave its amount back but is still listed: live ones are always asked about.
+  const refunded = transactions.filter((tx) => tx.refundedAmount > 0 || tx.mode === 'live').map((tx) => tx.id);
   const all = refunded.length > 0 ? await refunds.forTransactions(accountId, refunded) : [];
   return transactions.map((transaction) => ({
     transaction,

@@ -66,9 +66,30 @@ export interface Transaction {
   /** Sandbox chargeback card: when the simulated dispute arrives. */
   disputeAt: number | null;
   clientIp: string | null;
+  /** The acquirer's ids of this attempt (Stripe: PaymentIntent, charge); null in the sandbox. */
+  processorPaymentRef: string | null;
+  processorChargeRef: string | null;
+  /** credit, debit, prepaid, unknown: as the acquirer says. */
+  cardFunding: string | null;
+  /** A live 3-D Secure challenge: the issuer page the challenge frame shows. */
+  challengeRedirectUrl: string | null;
+  /** When an attempt still of unknown outcome was flagged for an operator's review. */
+  reviewRequestedAt: number | null;
+  /** An approval the shopper was told had failed, given back: `refunded <ref>` or why it could not be. */
+  reversal: string | null;
   createdAt: number;
   updatedAt: number;
 }
+
+/** A new attempt knows nothing yet of the acquirer's ids, a review or a reversal. */
+export const NOT_YET_PROCESSED = {
+  processorPaymentRef: null,
+  processorChargeRef: null,
+  cardFunding: null,
+  challengeRedirectUrl: null,
+  reviewRequestedAt: null,
+  reversal: null,
+} as const;
 
 /** Money given back to the shopper from one transaction; amounts in minor units. */
 export interface Refund {
@@ -79,7 +100,13 @@ export interface Refund {
   amount: number;
   currency: 'USD';
   createdAt: number;
+  /** Sandbox refunds succeed at once; a live one is pending until the acquirer says. A failed one gave nothing back. */
+  status: RefundStatus;
+  /** The acquirer's id of the refund (Stripe: re_…); null in the sandbox. */
+  processorRef: string | null;
 }
+
+export type RefundStatus = 'succeeded' | 'pending' | 'failed';
 
 export interface RefundView {
   id: string;
@@ -88,6 +115,8 @@ export interface RefundView {
   currency: string;
   created: number;
   transaction: string;
+  status: RefundStatus;
+  processor_refund_id: string | null;
 }
 
 export function refundView(refund: Refund): RefundView {
@@ -98,6 +127,8 @@ export function refundView(refund: Refund): RefundView {
     currency: refund.currency,
     created: refund.createdAt / 1000,
     transaction: refund.transactionId,
+    status: refund.status,
+    processor_refund_id: refund.processorRef,
   };
 }
 
@@ -140,6 +171,13 @@ export interface TransactionRecord {
   decline_message: string | null;
   three_d_secure: string | null;
   authorization_code: string | null;
+  card_funding: string | null;
+  /** Which processor took the attempt (sandbox, stripe) and its ids there. */
+  processor: string;
+  processor_payment_id: string | null;
+  processor_charge_id: string | null;
+  requires_review: boolean;
+  late_approval_reversal: string | null;
   updated: number;
   /** Oldest first. */
   refunds: RefundView[];
@@ -182,6 +220,12 @@ export function transactionRecord(tx: Transaction, refunds: readonly Refund[] = 
     decline_message: tx.declineMessage,
     three_d_secure: tx.threeDS,
     authorization_code: tx.authorizationCode,
+    card_funding: tx.cardFunding,
+    processor: tx.processor,
+    processor_payment_id: tx.processorPaymentRef,
+    processor_charge_id: tx.processorChargeRef,
+    requires_review: tx.reviewRequestedAt !== null && tx.status === TX_STATUS.pending,
+    late_approval_reversal: tx.reversal,
     updated: tx.updatedAt / 1000,
     refunds: refunds.map(refundView),
   };

@@ -16,10 +16,12 @@ import { registerDashboard } from './dashboard/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
 import { registerHealth } from './health.ts';
+import { registerProcessorHooks } from './hooks/processor-hooks.ts';
 import { registerLandingPage } from './landing-page.ts';
 import { useOpenApi } from './openapi/document.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
+import { usePaymentMetrics } from './plugins/payment-metrics.ts';
 import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
@@ -87,6 +89,7 @@ export async function buildApp(
   });
   useApiErrors(app);
   const metrics = useMetrics(app);
+  usePaymentMetrics(metrics, services);
   // First: it records every route registered after it.
   await useOpenApi(app);
   registerHealth(app, services);
@@ -96,6 +99,7 @@ export async function buildApp(
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
   await registerDashboard(app, services);
+  await registerProcessorHooks(app, services);
 
   await app.register(
     async (api) => {

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { CardKeyring } from '../crypto/card-keyring.ts';
 import type { SecretBox } from '../crypto/master-key.ts';
 import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
-import type { ProcessorRegistry } from '../processors/registry.ts';
+import type { ProcessorRegistry } from '../domain/payments/ports.ts';
 import type { AccountCache } from '../store/account-cache.ts';
 import type { DatabaseHandle } from '../store/database.ts';
 import type { Repositories } from '../store/repositories.ts';

@@ -12,6 +12,7 @@ import { EventFeedRepository } from './repos/event-feed.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
 import { PaymentsRepository } from './repos/payments.ts';
+import { ProcessorEventsRepository } from './repos/processor-events.ts';
 import { ProductsRepository } from './repos/products.ts';
 import { RateCountersRepository } from './repos/rate-counters.ts';
 import { RefundsRepository } from './repos/refunds.ts';
@@ -34,6 +35,7 @@ export interface Repositories {
   cardCiphertextUses: CardCiphertextUsesRepository;
   refunds: RefundsRepository;
   chargebacks: ChargebacksRepository;
+  processorEvents: ProcessorEventsRepository;
   products: ProductsRepository;
   allowedOrigins: AllowedOriginsRepository;
   /** Hosted-checkout intents per client address (docs/decisions/0083). */
@@ -70,6 +72,7 @@ export function createRepositories(
     encryptionKeys: new EncryptionKeysRepository(db, secrets),
     refunds: new RefundsRepository(db),
     chargebacks: new ChargebacksRepository(db),
+    processorEvents: new ProcessorEventsRepository(db),
     products: new ProductsRepository(db),
     allowedOrigins: new AllowedOriginsRepository(db),
     checkoutStarts: new CheckoutStartWindowsRepository(db),

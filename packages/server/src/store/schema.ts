@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 /**
  * Row shapes as stored. Timestamps are integer milliseconds since the epoch, money is
  * integer minor units, JSON is text, and booleans are 0/1 so both engines agree.
@@ -79,6 +80,12 @@ export interface TransactionsTable {
   processor_challenge_ref: string | null;
   dispute_at: number | null;
   client_ip: string | null;
+  processor_payment_ref: string | null;
+  processor_charge_ref: string | null;
+  card_funding: string | null;
+  challenge_redirect_url: string | null;
+  review_requested_at: number | null;
+  reversal: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -148,6 +155,8 @@ export interface RefundsTable {
   amount: number;
   currency: string;
   created_at: number;
+  processor_ref: string | null;
+  status: Generated<string>;
 }
 
 export interface ProductsTable {
@@ -281,4 +290,12 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   sign_in_failures: SignInFailuresTable;
   rate_counters: RateCountersTable;
+  processor_events: ProcessorEventsTable;
+}
+
+/** Acquirer webhook events already applied (migration 0040). */
+export interface ProcessorEventsTable {
+  processor: string;
+  event_id: string;
+  received_at: number;
 }

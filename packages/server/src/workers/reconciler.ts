@@ -21,10 +21,21 @@ export function startReconciler(services: Services, logger: Logger, everyMs = 30
   const stopping = new AbortController();
   const pass = async (): Promise<ReconcileReport> => {
     try {
-      const report = await reconcilePendingAttempts(paymentDeps(services), stopping.signal);
+      const deps = { ...paymentDeps(services), reviewAfterMs: services.config.reviewUnknownAfterMs };
+      const report = await reconcilePendingAttempts(deps, stopping.signal);
       if (report.settled.length > 0) {
         const ids = report.settled.map((tx) => tx.id);
         logger.info({ count: ids.length, attempts: ids.slice(0, 20) }, 'reconciled payment attempts');
+      }
+      if (report.reversed.length > 0) {
+        const ids = report.reversed.map((tx) => tx.id);
+        logger.warn({ count: ids.length, attempts: ids.slice(0, 20) }, 'late approvals given back to shoppers');
+      }
+      for (const tx of report.flaggedForReview) {
+        logger.error(
+          { attempt_id: tx.id, account_id: tx.accountId, processor: tx.processor },
+          'payment attempt of unknown outcome needs review',
+        );
       }
       if (report.stillUnknown.length > 0) {
         const ids = report.stillUnknown.map((tx) => tx.id);
@@ -33,7 +44,7 @@ export function startReconciler(services: Services, logger: Logger, everyMs = 30
       return report;
     } catch (error) {
       logger.error({ err: error }, 'reconciliation failed');
-      return { settled: [], stillUnknown: [] };
+      return { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
     }
   };
   const runOnce = () => {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Mode, PaymentIntent } from '../../src/domain/intents.ts';
-import { type Transaction, TX_STATUS, type TxStatus } from '../../src/domain/transactions.ts';
+import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, type TxStatus } from '../../src/domain/transactions.ts';
 import { newTransactionId, type TransactionId, uuidv7 } from '../../src/ids.ts';
 import { feeFor } from '../../src/money.ts';
 import { toIntent } from '../../src/store/repos/intents.ts';
@@ -121,6 +121,7 @@ function settledAttempt(
     processorChallengeRef: null,
     disputeAt: options.disputeAt ?? null,
     clientIp: '127.0.0.1',
+    ...NOT_YET_PROCESSED,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,4 +1,3 @@
-import { isSandbox3dsCode } from '../../processors/sandbox.ts';
 import type { Account } from '../accounts.ts';
 import { allowedOrigins } from '../allowed-origins.ts';
 import { ApiError } from '../errors.ts';
@@ -22,6 +21,10 @@ export interface ChallengeView {
   open: boolean;
   /** The account's allowed origins: the pages that may frame its widget, and so this page. */
   allowedOrigins: string[];
+  /** A live challenge: the issuer's page (through the acquirer) to frame; null for the sandbox ACS. */
+  redirectUrl: string | null;
+  /** Origins that page may come from (the acquirer's and issuers'). */
+  frameSources: readonly string[];
 }
 
 const notFound = () => new ApiError('challenge_invalid', 'This authentication request is unknown or has ended.');
@@ -45,12 +48,15 @@ export async function challengeView(deps: ChallengeDeps, token: string): Promise
     last4: tx.card.last4,
     open: tx.status === TX_STATUS.pending,
     allowedOrigins: account ? allowedOrigins(account) : [],
+    redirectUrl: tx.challengeRedirectUrl,
+    frameSources: deps.processors.byName(tx.processor)?.frameSources ?? [],
   };
 }
 
 /**
- * The shopper answered the sandbox ACS: the one-time code, or cancel. The attempt finishes
- * as the card's scenario says. Asking again after it finished answers the same outcome.
+ * The shopper is done with the challenge page: answered the sandbox ACS (the one-time
+ * code, or cancel), or came back from a live issuer's page, whose result the processor
+ * asks its acquirer. Asking again after it finished answers the same outcome.
  */
 export async function completeChallenge(
   deps: ChallengeDeps,
@@ -60,8 +66,7 @@ export async function completeChallenge(
   const { tx, intent } = await load(deps, token);
   if (tx.status !== TX_STATUS.pending) return outcomeOf(intent, tx);
   const processor = deps.processors.byName(tx.processor);
-  if (!processor || !tx.processorChallengeRef || tx.mode !== 'sandbox') throw notFound();
-  const passed = !answer.cancel && isSandbox3dsCode(answer.code ?? '');
-  const outcome = await processor.completeChallenge(tx.processorChallengeRef, passed);
+  if (!processor || !tx.processorChallengeRef) throw notFound();
+  const outcome = await processor.completeChallenge(tx.processorChallengeRef, answer);
   return recordOutcome(deps, intent, tx, outcome);
 }

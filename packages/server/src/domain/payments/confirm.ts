@@ -1,18 +1,20 @@
 import { timingSafeEqual } from 'node:crypto';
 import { CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
 import { feeFor } from '../../money.ts';
-import type { ProcessorRegistry } from '../../processors/registry.ts';
 import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
-import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
+import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { type CardBindingDeps, openBoundCard } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
-import { type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
+import { newChallengeToken, type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
+import type { ProcessorRegistry } from './ports.ts';
 
 export interface ConfirmDeps extends OutcomeDeps, CardBindingDeps {
   processors: ProcessorRegistry;
+  /** The absolute address an issuer's 3-D Secure page sends the shopper back to, for a challenge token. */
+  challengeReturnUrl(challengeToken: string): string;
 }
 
 export interface ConfirmIn {
@@ -95,9 +97,12 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
     assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
+  const challengeToken = newChallengeToken();
   const outcome = await processor
     .authorize({
       attemptId: pending.id,
+      intentId: intent.id,
+      returnUrl: deps.challengeReturnUrl(challengeToken),
       amount: intent.amount,
       currency: intent.currency,
       mode: intent.mode,
@@ -105,7 +110,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       descriptor: intent.descriptor,
     })
     .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
-  return recordOutcome(deps, started, pending, outcome);
+  return recordOutcome(deps, started, pending, outcome, challengeToken);
 }
 
 function processorFailure(_error: unknown): string {
@@ -156,6 +161,7 @@ function pendingAttempt(
     processorChallengeRef: null,
     disputeAt: null,
     clientIp: input.clientIp,
+    ...NOT_YET_PROCESSED,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,4 +1,3 @@
-import { sandboxOutcomeOf } from '../../processors/sandbox.ts';
 import { intentEvent, type PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS } from '../transactions.ts';
 import type { ChallengeDeps } from './challenge.ts';
@@ -40,12 +39,14 @@ async function expireOne(deps: ChallengeDeps, due: PaymentIntent, now: number): 
  */
 export async function settleInterruptedSandboxAttempts(deps: ChallengeDeps, batch = 100): Promise<Transaction[]> {
   const settled: Transaction[] = [];
+  const sandbox = deps.processors.byName('sandbox');
+  if (!sandbox?.recoverInterrupted) return settled;
   const startedBefore = deps.clock.now() - RECONCILE_AFTER_MS;
   let after: { createdAt: number; id: string } | null = null;
   for (;;) {
     const page = await deps.store.pendingAttempts({ processors: ['sandbox'], startedBefore, after, limit: batch });
     for (const attempt of page.filter((tx) => !tx.challengeToken)) {
-      const outcome = sandboxOutcomeOf(attempt);
+      const outcome = sandbox.recoverInterrupted(attempt);
       const intent = outcome && (await deps.intents.find(attempt.accountId, attempt.paymentIntentId));
       if (outcome && intent) settled.push((await recordOutcome(deps, intent, attempt, outcome)).transaction);
     }

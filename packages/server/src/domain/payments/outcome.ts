@@ -1,11 +1,11 @@
 import type { Clock } from '../../clock.ts';
 import { randomBase62 } from '../../ids.ts';
-import type { AuthorizeOutcome, IssuerInfo } from '../../processors/processor.ts';
 import type { ErrorCode } from '../errors.ts';
 import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
-import type { PaymentStore } from './ports.ts';
+import { normalizeIssuer } from './issuer-details.ts';
+import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs } from './ports.ts';
 
 /** What the shopper's widget learns about an attempt. */
 export type PaymentOutcome =
@@ -19,6 +19,9 @@ export type PaymentOutcome =
   | { status: 'requires_action'; intent: PaymentIntent; transaction: Transaction; challengeToken: string }
   | { status: 'processing'; intent: PaymentIntent; transaction: Transaction };
 
+/** The bearer of a 3-D Secure page: whoever holds it may finish that one attempt's challenge. */
+export const newChallengeToken = () => `chl_${randomBase62(32)}`;
+
 export interface OutcomeDeps {
   store: PaymentStore;
   intents: IntentStore;
@@ -27,9 +30,21 @@ export interface OutcomeDeps {
   limiter: FailureLimiter;
 }
 
-function withIssuer(tx: Transaction, issuer: IssuerInfo | null): Transaction {
-  if (!issuer) return tx;
-  return { ...tx, cardBank: issuer.bank, cardCountry: issuer.country, card: { ...tx.card, brand: issuer.brand } };
+/**
+ * What the acquirer said about the card, tidied, and its ids of the attempt; a detail it
+ * did not give keeps what we knew.
+ */
+export function withIssuer(tx: Transaction, issuer: IssuerInfo | null, refs?: ProcessorRefs): Transaction {
+  const { brand, bank, country, funding } = normalizeIssuer(issuer);
+  return {
+    ...tx,
+    cardBank: bank ?? tx.cardBank,
+    cardCountry: country ?? tx.cardCountry,
+    cardFunding: funding ?? tx.cardFunding,
+    card: { ...tx.card, brand: brand ?? tx.card.brand },
+    processorPaymentRef: refs?.payment ?? tx.processorPaymentRef,
+    processorChargeRef: refs?.charge ?? tx.processorChargeRef,
+  };
 }
 
 /** The outcome an attempt's stored state stands for (a finished attempt asked again). */
@@ -55,12 +70,19 @@ export async function recordOutcome(
   intent: PaymentIntent,
   pending: Transaction,
   outcome: AuthorizeOutcome,
+  /** The token the acquirer was given in its return address, when there was one. */
+  challengeToken = newChallengeToken(),
 ): Promise<PaymentOutcome> {
   const now = deps.clock.now();
-  const base = { ...withIssuer(pending, outcome.issuer), updatedAt: now };
+  const base = { ...withIssuer(pending, outcome.issuer, 'refs' in outcome ? outcome.refs : undefined), updatedAt: now };
   switch (outcome.kind) {
     case 'challenge': {
-      const tx = { ...base, challengeToken: `chl_${randomBase62(32)}`, processorChallengeRef: outcome.challengeRef };
+      const tx = {
+        ...base,
+        challengeToken,
+        processorChallengeRef: outcome.challengeRef,
+        challengeRedirectUrl: outcome.redirectUrl ?? null,
+      };
       await deps.store.awaitChallenge(tx);
       return { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken };
     }

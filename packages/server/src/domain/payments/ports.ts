@@ -1,5 +1,5 @@
 import type { EventDraft } from '../events.ts';
-import type { PaymentIntent } from '../intents.ts';
+import type { Mode, PaymentIntent } from '../intents.ts';
 import type { Transaction } from '../transactions.ts';
 
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
@@ -42,6 +42,32 @@ export interface PaymentStore {
   dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
 
   /**
+   * Compare-and-set: marks a pending attempt of unknown outcome as needing an operator's
+   * review, once (review_requested_at was null), with the events. False when already
+   * marked or no longer pending.
+   */
+  flagForReview(tx: Transaction, now: number, events: EventDraft[]): Promise<boolean>;
+
+  /**
+   * Compare-and-set: records how an approval that came after the attempt was recorded as
+   * failed was given back (`tx.reversal`, with the acquirer's refs), once, with the events.
+   */
+  recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean>;
+
+  /** Attempts still pending and flagged for review, across accounts (the metric). */
+  countAwaitingReview(): Promise<number>;
+
+  /**
+   * The attempt of `processor` an acquirer's notice names, by our attempt id (its metadata)
+   * or by the acquirer's payment id. Across accounts: the acquirer account belongs to the
+   * operator, and the ids come from a notice whose signature was checked.
+   */
+  attemptOfProcessor(
+    processor: string,
+    by: { attemptId: string } | { paymentRef: string },
+  ): Promise<Transaction | undefined>;
+
+  /**
    * The reconciler's work list, across accounts: attempts of `processors` still pending
    * (a challenge open, or an outcome unknown), started before `startedBefore`, in
    * (createdAt, id) order after the page cursor `after`.
@@ -52,4 +78,180 @@ export interface PaymentStore {
     after: { createdAt: number; id: string } | null;
     limit: number;
   }): Promise<Transaction[]>;
+}
+
+/**
+ * The Processor port: how a payment attempt reaches an acquirer. Connectors implement it
+ * side by side under src/connectors/ (the sandbox simulator for test cards, one folder per
+ * real acquirer); the domain never imports a connector. A processor never touches the
+ * store: the payments use cases record what it answers. Every live connector passes the
+ * shared contract suite (test/support/connector-contract.ts).
+ */
+
+/** The decrypted card, held in memory only for the length of one authorization. */
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  name: string;
+}
+
+/**
+ * What the acquirer tells us about the card (goes onto the transaction record). Every
+ * field is optional: an approval never depends on a cosmetic detail (issuer-details.ts).
+ */
+export interface IssuerInfo {
+  /** Scheme name for paymenttypetext: Visa, Mastercard, American Express, … */
+  brand?: string | null;
+  bank?: string | null;
+  /** ISO 3166-1 alpha-2 */
+  country?: string | null;
+  /** credit, debit, prepaid, unknown */
+  funding?: string | null;
+}
+
+/** The acquirer's own ids of an attempt, shown on the transaction record for support and reconciliation. */
+export interface ProcessorRefs {
+  /** e.g. Stripe's PaymentIntent id */
+  payment: string;
+  /** e.g. Stripe's charge id, once there is one */
+  charge?: string | null;
+}
+
+export interface AuthorizeRequest {
+  /** The transaction id of this attempt: processors use it as their idempotency key. */
+  attemptId: string;
+  /** The intent the attempt pays, for the acquirer's metadata. */
+  intentId: string;
+  amount: number;
+  currency: 'USD';
+  mode: Mode;
+  card: CardDetails;
+  descriptor: string | null;
+  /** Where the issuer's 3-D Secure page sends the shopper back (live connectors with redirects). */
+  returnUrl: string;
+}
+
+export type DeclineCode =
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'authentication_failed'
+  | 'card_not_test';
+
+export type ThreeDSResult = 'not_required' | 'frictionless' | 'challenge_passed' | 'challenge_failed';
+
+export type AuthorizeOutcome =
+  | {
+      kind: 'approved';
+      issuer: IssuerInfo | null;
+      authorizationCode: string | null;
+      threeDS: ThreeDSResult;
+      refs?: ProcessorRefs;
+      disputeAfterMs?: number;
+    }
+  | {
+      kind: 'declined';
+      issuer: IssuerInfo | null;
+      code: DeclineCode;
+      message: string;
+      threeDS: ThreeDSResult;
+      refs?: ProcessorRefs;
+    }
+  /**
+   * The issuer wants the shopper to authenticate. `redirectUrl`: the issuer's page to frame
+   * (a live acquirer); without it, the sandbox's own ACS page is shown. Then completeChallenge.
+   */
+  | { kind: 'challenge'; issuer: IssuerInfo | null; challengeRef: string; redirectUrl?: string; refs?: ProcessorRefs }
+  /** The processor failed to process (a processing error): nothing was charged. */
+  | { kind: 'error'; issuer: IssuerInfo | null; message: string }
+  /** We do not know whether money moved (timeout, lost connection): reconcile later. */
+  | { kind: 'unknown'; issuer: IssuerInfo | null; message: string; refs?: ProcessorRefs };
+
+/** What the shopper did on the challenge page: the sandbox ACS reads it; a real issuer's answer comes from the acquirer. */
+export interface ChallengeAnswer {
+  code?: string;
+  cancel?: boolean;
+}
+
+/** An attempt as the reconciler and refunds name it to the processor. */
+export interface AttemptRef {
+  attemptId: string;
+  /** The acquirer's payment id when we learnt it, else null (then it is searched by attempt id). */
+  paymentRef: string | null;
+}
+
+/** An attempt as stored: the card only as first 6, last 4 and length. */
+export interface InterruptedAttempt {
+  id: string;
+  card: { bin: string; last4: string; length: number };
+}
+
+export interface RefundRequest {
+  /** Our refund id: the idempotency key of the refund at the acquirer. */
+  refundId: string;
+  attempt: AttemptRef;
+  amount: number;
+}
+
+export type RefundOutcome =
+  | { kind: 'succeeded' | 'pending'; ref: string }
+  | { kind: 'failed'; ref: string | null; message: string }
+  /** The answer was lost: retried with the same key until it is known. */
+  | { kind: 'unknown'; message: string };
+
+/** What an acquirer's signed notice (a webhook) reports, read by its connector. */
+export type ProcessorNotice =
+  | { kind: 'payment'; eventId: string; attempt: AttemptRef; outcome: AuthorizeOutcome }
+  | { kind: 'dispute'; eventId: string; paymentRef: string }
+  | {
+      kind: 'refund';
+      eventId: string;
+      paymentRef: string;
+      /** Our refund id, when Obolus made the refund (the acquirer's metadata). */
+      refundId: string | null;
+      ref: string;
+      status: 'succeeded' | 'pending' | 'failed';
+    }
+  /** A type we do not act on: acknowledged and ignored. */
+  | { kind: 'ignored'; eventId: string };
+
+/** A notice whose signature is wrong or too old: answered 400, nothing changes. */
+export class NoticeRejected extends Error {}
+
+export interface Processor {
+  readonly name: string;
+  /** Origins the widget may frame for this processor's 3-D Secure pages (the widget's CSP frame-src). */
+  readonly frameSources?: readonly string[];
+  authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome>;
+  /** Finishes an attempt that answered `challenge`, once the shopper is back from the challenge page. */
+  completeChallenge(challengeRef: string, answer: ChallengeAnswer): Promise<AuthorizeOutcome>;
+  /**
+   * What became of an attempt whose outcome was `unknown` (the reconciler asks; decision
+   * 0041). Null while the processor cannot say yet: not decided, or not reachable.
+   * Processors that never answer `unknown` (the sandbox) leave it out.
+   */
+  lookup?(attempt: AttemptRef): Promise<AuthorizeOutcome | null>;
+  /**
+   * What the processor answered, or would have answered, an attempt whose answer was lost
+   * with a stopped process. Only a simulator can say without asking anyone (the sandbox);
+   * real acquirers are asked through `lookup` instead.
+   */
+  recoverInterrupted?(attempt: InterruptedAttempt): AuthorizeOutcome | null;
+  /** Gives money back at the acquirer. Processors that move no money (the sandbox) leave it out. */
+  refund?(request: RefundRequest): Promise<RefundOutcome>;
+  /** Voids or refunds in full an approval the shopper was told had failed (a late approval). */
+  reverse?(attempt: AttemptRef): Promise<RefundOutcome>;
+  /** Our attempt id that the acquirer's payment carries (its metadata); null when it cannot say. */
+  attemptIdOf?(paymentRef: string): Promise<string | null>;
+  /** Checks a notice's signature on its raw body and reads it; throws NoticeRejected when forged or stale. */
+  readNotice?(rawBody: Buffer, signature: string): ProcessorNotice;
+}
+
+/** Which processor takes a payment of a given mode. Live has one only if the operator configured one. */
+export interface ProcessorRegistry {
+  forMode(mode: Mode): Processor | null;
+  byName(name: string): Processor | null;
 }

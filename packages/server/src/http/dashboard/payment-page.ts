@@ -3,6 +3,7 @@ import { simulateChargeback } from '../../domain/chargebacks.ts';
 import { type PaymentDetail, paymentDetail } from '../../domain/dashboard/payment-detail.ts';
 import { refundTransaction } from '../../domain/refunds.ts';
 import { maskedCard, REFUNDABLE_STATUSES, TX_STATUS_TEXT } from '../../domain/transactions.ts';
+import { refundDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { money, when } from './format.ts';
@@ -109,7 +110,7 @@ ${postForm(signed, `/dashboard/payments/${id}/refund`, html`<input type="hidden"
   postAction<Id>(scope, '/payments/:id/refund', async (signed, request, reply) => {
     requireActive(signed);
     const amount = Number(field(request, 'amount'));
-    await refundTransaction(services.repos, services.clock, signed.account, request.params.id, {
+    await refundTransaction(refundDeps(services), services.clock, signed.account, request.params.id, {
       amount: Number.isSafeInteger(amount) && amount > 0 ? amount : -1,
     });
     return seeOther(reply, `/dashboard/payments/${encodeURIComponent(request.params.id)}?done=refund`);

@@ -1,6 +1,6 @@
+import { SANDBOX_3DS_CODE } from '../../connectors/sandbox/sandbox.ts';
 import type { ChallengeView } from '../../domain/payments/challenge.ts';
 import { formatMoney } from '../../money.ts';
-import { SANDBOX_3DS_CODE } from '../../processors/sandbox.ts';
 import { cspNonce, escapeHtml } from '../html.ts';
 
 /**

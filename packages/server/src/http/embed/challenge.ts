@@ -1,10 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { challengeView, completeChallenge } from '../../domain/payments/challenge.ts';
 import { paymentDeps } from '../../services.ts';
 import { sendErrorPage } from '../checkout/error-page.ts';
 import type { Services } from '../services.ts';
 import { challengePage } from './challenge-page.ts';
+import { challengeReturnPage, liveChallengePage } from './live-challenge-page.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
 
 const Params = Type.Object({ token: Type.String({ maxLength: 64 }) });
@@ -29,13 +30,19 @@ export function registerChallenge(app: FastifyInstance, services: Services): voi
         });
       }
       const view = await challengeView(paymentDeps(services), request.params.token);
-      const { html, csp } = challengePage(view);
-      return reply
-        .header('Content-Security-Policy', csp)
-        .header('Cache-Control', 'no-store')
-        .header('Referrer-Policy', 'no-referrer')
-        .type('text/html; charset=utf-8')
-        .send(html);
+      const { redirectUrl } = view;
+      const page = redirectUrl && view.open ? liveChallengePage({ ...view, redirectUrl }) : challengePage(view);
+      return sendChallengePage(reply, page);
+    },
+  );
+
+  // A live issuer's page sends the shopper back here (the return_url given to the acquirer).
+  app.get<{ Params: Static<typeof Params> }>(
+    '/challenge/:token/return',
+    { schema: { params: Params } },
+    async (request, reply) => {
+      const outcome = await completeChallenge(paymentDeps(services), request.params.token, {});
+      return sendChallengePage(reply, challengeReturnPage(toOutcomeOut(outcome, services.config.baseUrl)));
     },
   );
 
@@ -47,4 +54,13 @@ export function registerChallenge(app: FastifyInstance, services: Services): voi
       return toOutcomeOut(outcome, services.config.baseUrl);
     },
   );
+}
+
+function sendChallengePage(reply: FastifyReply, page: { html: string; csp: string }) {
+  return reply
+    .header('Content-Security-Policy', page.csp)
+    .header('Cache-Control', 'no-store')
+    .header('Referrer-Policy', 'no-referrer')
+    .type('text/html; charset=utf-8')
+    .send(page.html);
 }

@@ -10,6 +10,7 @@ import * as m0020 from './0020-secrets-at-rest.ts';
 import * as m0021 from './0021-rate-counters.ts';
 import * as m0030 from './0030-card-ciphertext-uses.ts';
 import * as m0031 from './0031-checkout-start-windows.ts';
+import * as m0040 from './0040-processor-references.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031-checkout-start-windows': m0031,
   '0020-secrets-at-rest': m0020,
   '0021-rate-counters': m0021,
+  '0040-processor-references': m0040,
 };
 
 export const migrationProvider: MigrationProvider = {

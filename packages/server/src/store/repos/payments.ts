@@ -68,6 +68,9 @@ export class PaymentsRepository implements PaymentStore {
           authorization_code: row.authorization_code,
           dispute_at: row.dispute_at,
           challenge_token: row.challenge_token,
+          card_funding: row.card_funding,
+          processor_payment_ref: row.processor_payment_ref,
+          processor_charge_ref: row.processor_charge_ref,
           updated_at: row.updated_at,
         })
         .where('id', '=', tx.id)
@@ -100,8 +103,13 @@ export class PaymentsRepository implements PaymentStore {
         .set({
           challenge_token: tx.challengeToken,
           processor_challenge_ref: tx.processorChallengeRef,
+          challenge_redirect_url: tx.challengeRedirectUrl,
           card_country: tx.cardCountry,
           card_bank: tx.cardBank,
+          card_brand: tx.card.brand,
+          card_funding: tx.cardFunding,
+          processor_payment_ref: tx.processorPaymentRef,
+          processor_charge_ref: tx.processorChargeRef,
           updated_at: tx.updatedAt,
         })
         .where('id', '=', tx.id)
@@ -175,5 +183,67 @@ export class PaymentsRepository implements PaymentStore {
     }
     const rows = await select.orderBy('created_at').orderBy('id').limit(query.limit).execute();
     return rows.map(toTransaction);
+  }
+
+  async flagForReview(tx: Transaction, now: number, events: EventDraft[]): Promise<boolean> {
+    return this.#writes.run(async (trx) => {
+      const won = await trx
+        .updateTable('transactions')
+        .set({ review_requested_at: now })
+        .where('id', '=', tx.id)
+        .where('account_id', '=', tx.accountId)
+        .where('status', '=', TX_STATUS.pending)
+        .where('review_requested_at', 'is', null)
+        .executeTakeFirst();
+      if (won.numUpdatedRows === 0n) return false;
+      await appendEvents(trx, events, now);
+      return true;
+    });
+  }
+
+  async recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean> {
+    return this.#writes.run(async (trx) => {
+      const won = await trx
+        .updateTable('transactions')
+        .set({
+          reversal: tx.reversal,
+          processor_payment_ref: tx.processorPaymentRef,
+          processor_charge_ref: tx.processorChargeRef,
+          updated_at: tx.updatedAt,
+        })
+        .where('id', '=', tx.id)
+        .where('account_id', '=', tx.accountId)
+        .where('status', 'in', [TX_STATUS.declined, TX_STATUS.failed])
+        .where('reversal', 'is', null)
+        .executeTakeFirst();
+      if (won.numUpdatedRows === 0n) return false;
+      await appendEvents(trx, events, tx.updatedAt);
+      return true;
+    });
+  }
+
+  async countAwaitingReview(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+      .where('status', '=', sql.lit(TX_STATUS.pending))
+      .where('review_requested_at', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async attemptOfProcessor(
+    processor: string,
+    by: { attemptId: string } | { paymentRef: string },
+  ): Promise<Transaction | undefined> {
+    const row = await this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('processor', '=', processor)
+      .where((eb) =>
+        'attemptId' in by ? eb('id', '=', by.attemptId) : eb('processor_payment_ref', '=', by.paymentRef),
+      )
+      .executeTakeFirst();
+    return row && toTransaction(row);
   }
 }

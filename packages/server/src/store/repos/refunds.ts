@@ -2,7 +2,13 @@ import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { RefundStore } from '../../domain/refunds.ts';
 import type { RefundReader, TransactionWithRefunds } from '../../domain/transaction-queries.ts';
-import { REFUNDABLE_STATUSES, type Refund, type Transaction, TX_STATUS } from '../../domain/transactions.ts';
+import {
+  REFUNDABLE_STATUSES,
+  type Refund,
+  type RefundStatus,
+  type Transaction,
+  TX_STATUS,
+} from '../../domain/transactions.ts';
 import type { AccountId, TransactionId } from '../../ids.ts';
 import type { Database, RefundsTable } from '../schema.ts';
 import { appendEvents } from './events.ts';
@@ -16,6 +22,8 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
     amount: row.amount,
     currency: row.currency as 'USD',
     createdAt: row.created_at,
+    status: row.status as Refund['status'],
+    processorRef: row.processor_ref,
   };
 }
 
@@ -83,6 +91,8 @@ export class RefundsRepository implements RefundStore, RefundReader {
           amount: refund.amount,
           currency: refund.currency,
           created_at: refund.createdAt,
+          status: refund.status,
+          processor_ref: refund.processorRef,
         })
         .execute();
       const transaction = toTransaction(row);
@@ -90,5 +100,67 @@ export class RefundsRepository implements RefundStore, RefundReader {
       await appendEvents(trx, events(transaction, refunds), refund.createdAt);
       return { transaction, refunds };
     });
+  }
+
+  settle(
+    refund: Refund,
+    to: { status: RefundStatus; processorRef: string | null; now: number },
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const from: RefundStatus[] = to.status === 'failed' ? ['pending', 'succeeded'] : ['pending'];
+      const moved = await trx
+        .updateTable('refunds')
+        .set({ status: to.status, processor_ref: to.processorRef ?? refund.processorRef })
+        .where('id', '=', refund.id)
+        .where('account_id', '=', refund.accountId)
+        .where('status', 'in', from)
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) return null;
+      let update = trx.updateTable('transactions').set({ updated_at: to.now });
+      if (to.status === 'failed') {
+        // Nothing went back to the shopper: the amount is refundable again.
+        update = update.set((eb) => ({
+          refunded_amount: eb('refunded_amount', '-', refund.amount),
+          status: eb
+            .case()
+            .when('status', 'in', [TX_STATUS.refunded, TX_STATUS.partiallyRefunded])
+            .then(
+              eb
+                .case()
+                .when(eb('refunded_amount', '-', refund.amount), '=', 0)
+                .then(eb.lit(TX_STATUS.settled))
+                .else(eb.lit(TX_STATUS.partiallyRefunded))
+                .end(),
+            )
+            .else(eb.ref('status'))
+            .end(),
+        }));
+      }
+      const row = await update
+        .where('account_id', '=', refund.accountId)
+        .where('id', '=', refund.transactionId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const transaction = toTransaction(row);
+      const refunds = await selectRefunds(trx, refund.accountId, [refund.transactionId]);
+      await appendEvents(trx, events(transaction, refunds), to.now);
+      return { transaction, refunds };
+    });
+  }
+
+  async findForNotice(
+    refundId: string,
+  ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined> {
+    const row = await this.#db
+      .selectFrom('refunds')
+      .innerJoin('transactions', 'transactions.id', 'refunds.transaction_id')
+      .selectAll('refunds')
+      .select(['transactions.processor as tx_processor', 'transactions.processor_payment_ref as tx_payment_ref'])
+      .where('refunds.id', '=', refundId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { tx_processor, tx_payment_ref, ...refund } = row;
+    return { refund: toRefund(refund), processor: tx_processor, paymentRef: tx_payment_ref };
   }
 }

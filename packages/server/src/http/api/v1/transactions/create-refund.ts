@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { refundTransaction } from '../../../../domain/refunds.ts';
+import { refundDeps } from '../../../../services.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
 import type { Services } from '../../../services.ts';
 import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
@@ -20,7 +21,7 @@ export function registerCreateRefund(app: FastifyInstance, services: Services): 
     { schema: { params: Params, body: CreateRefundIn, response: { 200: RefundCreatedOut } } },
     async (request) => {
       const made = await refundTransaction(
-        services.repos,
+        refundDeps(services),
         services.clock,
         accountOf(request),
         request.params.id,

@@ -11,6 +11,10 @@ export const RefundOut = Type.Object({
   currency: Type.String(),
   created: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
   transaction: Type.String(),
+  status: Type.Enum(['succeeded', 'pending', 'failed'], {
+    description: 'A live refund is pending until the acquirer confirms it; a failed one gave nothing back',
+  }),
+  processor_refund_id: nullable(Type.String({ description: "The acquirer's refund id (Stripe: re_…)" })),
 });
 
 /**
@@ -53,6 +57,18 @@ export const TransactionOut = Type.Object({
   decline_message: nullable(Type.String()),
   three_d_secure: nullable(Type.String()),
   authorization_code: nullable(Type.String()),
+  card_funding: nullable(Type.String({ description: 'credit, debit, prepaid or unknown, as the acquirer says' })),
+  processor: Type.String({ description: 'sandbox, or the live connector that took the payment (stripe)' }),
+  processor_payment_id: nullable(Type.String({ description: "The acquirer's payment id (Stripe: pi_…)" })),
+  processor_charge_id: nullable(Type.String({ description: "The acquirer's charge id (Stripe: ch_…)" })),
+  requires_review: Type.Boolean({
+    description: 'Outcome still unknown after the review delay: an operator should look',
+  }),
+  late_approval_reversal: nullable(
+    Type.String({
+      description: 'An approval that arrived after the shopper was told it failed, and how it was given back',
+    }),
+  ),
   updated: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
   refunds: Type.Array(RefundOut),
 });

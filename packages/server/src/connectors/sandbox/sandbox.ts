@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
+import { declined } from '../../domain/payments/declines.ts';
 import type {
   AuthorizeOutcome,
   AuthorizeRequest,
+  ChallengeAnswer,
   DeclineCode,
+  InterruptedAttempt,
   IssuerInfo,
   Processor,
   ThreeDSResult,
-} from './processor.ts';
+} from '../../domain/payments/ports.ts';
 
 /**
  * The sandbox simulator: test cards with fixed outcomes and a simulated 3-D Secure ACS.
@@ -121,16 +124,6 @@ export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
   },
 ];
 
-/** Shown to the shopper as they are: plain words, never a file or a developer's term. */
-export const DECLINE_MESSAGES: Record<DeclineCode, string> = {
-  card_declined: 'The card was declined.',
-  insufficient_funds: 'The card has insufficient funds.',
-  expired_card: 'The card has expired.',
-  incorrect_cvc: "The card's security code is incorrect.",
-  authentication_failed: '3-D Secure authentication failed.',
-  card_not_test: 'This is a test payment: use a test card, such as 4242 4242 4242 4242.',
-};
-
 const PROCESSING_ERROR_MESSAGE = 'The sandbox simulated a processing error; nothing was charged.';
 const CHALLENGE_REF = /^3ds_([0-9a-f]{24})_([a-z0-9_]+)$/;
 
@@ -160,6 +153,10 @@ export const isSandbox3dsCode = (code: string) => code.trim() === SANDBOX_3DS_CO
 export class SandboxProcessor implements Processor {
   readonly name = 'sandbox';
 
+  recoverInterrupted(attempt: InterruptedAttempt): AuthorizeOutcome | null {
+    return sandboxOutcomeOf(attempt);
+  }
+
   async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
     // Live money is never simulated, whatever the caller got wrong upstream.
     if (request.mode !== 'sandbox') {
@@ -178,7 +175,9 @@ export class SandboxProcessor implements Processor {
     return outcomeOf(testCard, token);
   }
 
-  async completeChallenge(challengeRef: string, passed: boolean): Promise<AuthorizeOutcome> {
+  /** The shopper answered the simulated ACS page: the one-time code passes, anything else or cancel fails. */
+  async completeChallenge(challengeRef: string, answer: ChallengeAnswer): Promise<AuthorizeOutcome> {
+    const passed = !answer.cancel && isSandbox3dsCode(answer.code ?? '');
     const match = CHALLENGE_REF.exec(challengeRef);
     const testCard = match ? SANDBOX_TEST_CARDS.find((c) => c.id === match[2]) : undefined;
     if (!match?.[1] || testCard?.scenario.kind !== 'challenge') {
@@ -217,10 +216,6 @@ function approved(
   return disputeAfterMs === undefined
     ? { kind: 'approved', issuer, authorizationCode, threeDS }
     : { kind: 'approved', issuer, authorizationCode, threeDS, disputeAfterMs };
-}
-
-function declined(issuer: IssuerInfo | null, code: DeclineCode, threeDS: ThreeDSResult): AuthorizeOutcome {
-  return { kind: 'declined', issuer, code, message: DECLINE_MESSAGES[code], threeDS };
 }
 
 const issuerOf = (testCard: SandboxTestCard): IssuerInfo => ({

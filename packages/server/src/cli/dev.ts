@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { type Command, InvalidArgumentError } from 'commander';
+import { startStripeDouble } from '../dev/stripe-double/server.ts';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('--port takes 0 to 65535.');
+  return port;
+}
+
+function parseUrl(value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new InvalidArgumentError('give an http:// URL, e.g. http://localhost:4242/hooks/stripe.');
+  }
+  return value;
+}
+
+/** `obolus dev …`: tools for developing against Obolus's live path without real money. */
+export function registerDevCommands(program: Command): void {
+  const dev = program.command('dev').description('Development tools (never for production).');
+  dev
+    .command('stripe-double')
+    .description('Run a local double of the Stripe API (loopback only) for the Stripe connector, with fault injection.')
+    .option('--port <port>', 'port on 127.0.0.1 (0 picks one)', parsePort, 12111)
+    .option('--forward-to <url>', 'send signed webhooks here, e.g. http://localhost:4242/hooks/stripe', parseUrl)
+    .action(async (options: { port: number; forwardTo?: string }) => {
+      const secretKey = `sk_live_double${randomBytes(12).toString('hex')}`;
+      const webhookSecret = `whsec_double${randomBytes(16).toString('hex')}`;
+      const double = await startStripeDouble({ port: options.port, secretKey });
+      if (options.forwardTo) double.webhooks.endpoint = { url: options.forwardTo, secret: webhookSecret };
+      process.stdout.write(
+        [
+          `Stripe double listening on ${double.url} (cards: docs/live.md; faults: POST ${double.url}/__double/faults)`,
+          'Run Obolus against it with:',
+          '  OBOLUS_LIVE_CONNECTOR=stripe',
+          `  OBOLUS_STRIPE_API_BASE=${double.url}`,
+          `  OBOLUS_STRIPE_SECRET_KEY=${secretKey}`,
+          `  OBOLUS_STRIPE_WEBHOOK_SECRET=${webhookSecret}`,
+          '',
+        ].join('\n'),
+      );
+      const stop = () => void double.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

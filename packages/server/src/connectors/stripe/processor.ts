@@ -1,0 +1,195 @@
+import Stripe from 'stripe';
+import type {
+  AttemptRef,
+  AuthorizeOutcome,
+  AuthorizeRequest,
+  ChallengeAnswer,
+  Processor,
+  ProcessorNotice,
+  RefundOutcome,
+  RefundRequest,
+} from '../../domain/payments/ports.ts';
+import type { ConnectorLog } from '../live.ts';
+import type { StripeConfig } from './config.ts';
+import { readStripeNotice } from './notices.ts';
+import { outcomeOfError, outcomeOfIntent } from './outcomes.ts';
+
+/** The SDK retries a lost answer once at once, with the same Idempotency-Key (decision 0041). */
+const MAX_NETWORK_RETRIES = 1;
+/** Stripe's statement_descriptor_suffix: at most 22 characters, none of < > \ ' " *. */
+const SUFFIX_MAX = 22;
+
+/**
+ * Live payments through Stripe's PaymentIntents API, with the official SDK (docs/live.md).
+ * Every call answers an outcome, never a throw: a throw would be recorded as "nothing
+ * charged", which after the request left is not known.
+ */
+export class StripeProcessor implements Processor {
+  readonly name = 'stripe';
+  readonly frameSources: readonly string[];
+  readonly #stripe: Stripe;
+  readonly #webhookSecret: string;
+  readonly #log: ConnectorLog | undefined;
+
+  constructor(config: StripeConfig, log?: ConnectorLog) {
+    const { apiBase } = config;
+    this.#stripe = new Stripe(config.secretKey, {
+      host: apiBase.hostname,
+      port: Number(apiBase.port || (apiBase.protocol === 'https:' ? 443 : 80)),
+      protocol: apiBase.protocol === 'https:' ? 'https' : 'http',
+      maxNetworkRetries: MAX_NETWORK_RETRIES,
+      timeout: config.timeoutMs,
+      telemetry: false,
+      appInfo: { name: 'Obolus' },
+    });
+    this.#webhookSecret = config.webhookSecret;
+    this.#log = log;
+    // Issuers' 3-D Secure pages live on their own hosts: any https origin; a loopback double over http.
+    this.frameSources = apiBase.protocol === 'https:' ? ['https:'] : [apiBase.origin];
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
+    // Sandbox money is never sent to an acquirer, whatever the caller got wrong upstream.
+    if (request.mode !== 'live') {
+      return { kind: 'error', issuer: null, message: 'The Stripe connector does not process sandbox payments.' };
+    }
+    try {
+      const pi = await this.#stripe.paymentIntents.create(createParams(request), {
+        idempotencyKey: request.attemptId,
+      });
+      return outcomeOfIntent(pi);
+    } catch (error) {
+      return this.#failed(error, request.attemptId, 'authorize');
+    }
+  }
+
+  /** The shopper is back from the issuer's page (our return_url): Stripe knows the result. */
+  async completeChallenge(challengeRef: string, _answer: ChallengeAnswer): Promise<AuthorizeOutcome> {
+    try {
+      return outcomeOfIntent(await this.#retrieve(challengeRef), true);
+    } catch (error) {
+      const outcome = this.#failed(error, challengeRef, 'challenge');
+      // A failed read changes nothing at Stripe: the attempt stays open for the webhook or the expiry.
+      return outcome.kind === 'error' ? { ...outcome, kind: 'unknown' } : outcome;
+    }
+  }
+
+  async lookup(attempt: AttemptRef): Promise<AuthorizeOutcome | null> {
+    try {
+      const pi = attempt.paymentRef ? await this.#retrieve(attempt.paymentRef) : await this.#search(attempt.attemptId);
+      // Not found: Stripe has no PaymentIntent for it (yet: search lags up to a minute).
+      if (!pi) return null;
+      const outcome = outcomeOfIntent(pi);
+      return outcome.kind === 'unknown' ? null : outcome;
+    } catch (error) {
+      this.#warn(attempt.attemptId, 'lookup', error);
+      return null;
+    }
+  }
+
+  async attemptIdOf(paymentRef: string): Promise<string | null> {
+    try {
+      return (await this.#retrieve(paymentRef)).metadata?.obolus_attempt ?? null;
+    } catch (error) {
+      this.#warn(paymentRef, 'lookup', error);
+      return null;
+    }
+  }
+
+  async refund(request: RefundRequest): Promise<RefundOutcome> {
+    return this.#refund(request.attempt, request.amount, request.refundId);
+  }
+
+  /** Gives back an approval the shopper was told had failed: a full refund, keyed by the attempt. */
+  async reverse(attempt: AttemptRef): Promise<RefundOutcome> {
+    return this.#refund(attempt, undefined, `reversal_${attempt.attemptId}`);
+  }
+
+  /** Checks a webhook's Stripe-Signature on the raw body and says what it reports. Throws when forged or stale. */
+  readNotice(rawBody: Buffer, signature: string): ProcessorNotice {
+    return readStripeNotice(this.#stripe, rawBody, signature, this.#webhookSecret);
+  }
+
+  async #refund(attempt: AttemptRef, amount: number | undefined, key: string): Promise<RefundOutcome> {
+    try {
+      const paymentRef = attempt.paymentRef ?? (await this.#search(attempt.attemptId))?.id;
+      if (!paymentRef) return { kind: 'failed', ref: null, message: 'Stripe has no payment for this attempt.' };
+      const params: Stripe.RefundCreateParams = { payment_intent: paymentRef, metadata: { obolus_refund: key } };
+      if (amount !== undefined) params.amount = amount;
+      const refund = await this.#stripe.refunds.create(params, { idempotencyKey: key });
+      return refundOutcomeOf(refund);
+    } catch (error) {
+      const outcome = outcomeOfError(error);
+      this.#warn(attempt.attemptId, 'refund', error);
+      if (outcome.kind === 'unknown') return { kind: 'unknown', message: outcome.message };
+      return { kind: 'failed', ref: null, message: 'Stripe refused the refund.' };
+    }
+  }
+
+  #retrieve(id: string): Promise<Stripe.PaymentIntent> {
+    return this.#stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] });
+  }
+
+  async #search(attemptId: string): Promise<Stripe.PaymentIntent | null> {
+    // Our attempt ids are 24 hex digits: nothing in them can break out of the query's quotes.
+    if (!/^[0-9a-f]{24}$/.test(attemptId)) return null;
+    const found = await this.#stripe.paymentIntents.search({
+      query: `metadata['obolus_attempt']:'${attemptId}'`,
+      expand: ['data.latest_charge'],
+    });
+    return found.data[0] ?? null;
+  }
+
+  #failed(error: unknown, attemptId: string, call: string): AuthorizeOutcome {
+    this.#warn(attemptId, call, error);
+    return error instanceof Stripe.errors.StripeError ? outcomeOfError(error) : guard(error);
+  }
+
+  #warn(attemptId: string, call: string, error: unknown): void {
+    const e = error as Partial<Stripe.errors.StripeError>;
+    // Type, status and code only: a Stripe error's message may quote the request.
+    this.#log?.warn(
+      { attempt_id: attemptId, call, type: e.type ?? 'Error', status: e.statusCode ?? null, code: e.code ?? null },
+      'stripe call failed',
+    );
+  }
+}
+
+/** Something other than a Stripe error escaped the SDK: it may have happened after the request left. */
+const guard = (_error: unknown): AuthorizeOutcome => outcomeOfError({});
+
+function createParams(request: AuthorizeRequest): Stripe.PaymentIntentCreateParams {
+  const { card } = request;
+  const params = {
+    amount: request.amount,
+    currency: 'usd',
+    confirm: true,
+    // Raw card data: the account must have it enabled (docs/live.md). Never logged.
+    payment_method_data: {
+      type: 'card',
+      card: { number: card.number, exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc },
+      billing_details: { name: card.name },
+    },
+    metadata: { obolus_intent: request.intentId, obolus_attempt: request.attemptId },
+    return_url: request.returnUrl,
+    expand: ['latest_charge'],
+    ...(suffixOf(request.descriptor) ? { statement_descriptor_suffix: suffixOf(request.descriptor) } : {}),
+  };
+  return params as Stripe.PaymentIntentCreateParams;
+}
+
+function suffixOf(descriptor: string | null): string {
+  return (descriptor ?? '')
+    .replace(/[<>\\'"*]/g, '')
+    .trim()
+    .slice(0, SUFFIX_MAX)
+    .trim();
+}
+
+function refundOutcomeOf(refund: Stripe.Refund): RefundOutcome {
+  if (refund.status === 'succeeded') return { kind: 'succeeded', ref: refund.id };
+  if (refund.status === 'failed' || refund.status === 'canceled') {
+    return { kind: 'failed', ref: refund.id, message: `Stripe says the refund ${refund.status}.` };
+  }
+  return { kind: 'pending', ref: refund.id };
+}

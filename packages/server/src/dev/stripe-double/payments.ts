@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { type CardProfile, cardProfile } from './cards.ts';
+import { type FormValue, field, stringList } from './form.ts';
+import { type CardIn, chargeOf, errorBody, type Json, nowSeconds, paymentMethodOf, stripeId } from './objects.ts';
+
+export interface Answer {
+  status: number;
+  body: Json;
+}
+
+interface Payment {
+  pi: Json;
+  pm: Json;
+  profile: CardProfile;
+  charge: Json | null;
+  returnUrl: string | null;
+}
+
+/** Events the double sends to the webhook endpoint. */
+export type Emit = (type: string, object: Json) => void;
+
+const invalid = (message: string, param?: string, code = 'parameter_missing'): Answer => ({
+  status: 400,
+  body: errorBody({ type: 'invalid_request_error', code, message, ...(param ? { param } : {}) }),
+});
+
+/** PaymentIntents as Stripe keeps them: create-and-confirm, retrieve, search, 3-D Secure. */
+export class Payments {
+  readonly #payments = new Map<string, Payment>();
+  readonly #emit: Emit;
+  readonly #origin: () => string;
+
+  constructor(emit: Emit, origin: () => string) {
+    this.#emit = emit;
+    this.#origin = origin;
+  }
+
+  get(id: string): Payment | undefined {
+    return this.#payments.get(id);
+  }
+
+  all(): Payment[] {
+    return [...this.#payments.values()];
+  }
+
+  create(form: Record<string, FormValue>): Answer {
+    const amount = Number(field(form, 'amount'));
+    if (!Number.isInteger(amount)) return invalid('Missing required param: amount.', 'amount');
+    if (amount < 50) return invalid('Amount must be at least $0.50 usd', 'amount', 'amount_too_small');
+    if (field(form, 'currency') !== 'usd') return invalid('Invalid currency.', 'currency', 'parameter_invalid_empty');
+    const card = cardOf(form);
+    if (!card) return invalid('Missing required param: payment_method_data[card].', 'payment_method_data[card]');
+    const returnUrl = field(form, 'return_url') ?? null;
+    if (field(form, 'confirm') === 'true' && !returnUrl) {
+      return invalid('return_url is required when confirm=true.', 'return_url');
+    }
+    const profile = cardProfile(card.number);
+    const id = stripeId('pi');
+    const pi: Json = {
+      id,
+      object: 'payment_intent',
+      amount,
+      amount_received: 0,
+      currency: 'usd',
+      capture_method: 'automatic',
+      confirmation_method: 'automatic',
+      client_secret: `${id}_secret_${randomBytes(12).toString('hex')}`,
+      created: nowSeconds(),
+      livemode: true,
+      metadata: form.metadata ?? {},
+      statement_descriptor_suffix: field(form, 'statement_descriptor_suffix') ?? null,
+      payment_method_types: ['card'],
+      status: 'requires_payment_method',
+      latest_charge: null,
+      last_payment_error: null,
+      next_action: null,
+    };
+    const payment: Payment = { pi, pm: paymentMethodOf(card, profile), profile, charge: null, returnUrl };
+    pi.payment_method = payment.pm.id;
+    this.#payments.set(id, payment);
+    return this.#confirm(payment, stringList(form.expand));
+  }
+
+  #confirm(payment: Payment, expand: string[]): Answer {
+    const { scenario } = payment.profile;
+    if (scenario.kind === 'three_ds') {
+      Object.assign(payment.pi, {
+        status: 'requires_action',
+        next_action: {
+          type: 'redirect_to_url',
+          redirect_to_url: { url: `${this.#origin()}/3ds/${payment.pi.id}`, return_url: payment.returnUrl },
+        },
+      });
+      this.#emit('payment_intent.requires_action', this.view(payment, []));
+      return { status: 200, body: this.view(payment, expand) };
+    }
+    if (scenario.kind === 'decline')
+      return this.#decline(payment, scenario.code, scenario.declineCode, scenario.message);
+    this.#succeed(payment, null);
+    if (scenario.kind === 'dispute') setTimeout(() => this.dispute(String(payment.pi.id)), 20).unref();
+    return { status: 200, body: this.view(payment, expand) };
+  }
+
+  #succeed(payment: Payment, threeDS: string | null): void {
+    payment.charge = chargeOf(payment.pi, payment.pm, payment.profile, true, threeDS);
+    Object.assign(payment.pi, {
+      status: 'succeeded',
+      amount_received: payment.pi.amount,
+      latest_charge: payment.charge.id,
+      next_action: null,
+    });
+    this.#emit('payment_intent.succeeded', this.view(payment, []));
+  }
+
+  #decline(payment: Payment, code: string, declineCode: string | undefined, message: string): Answer {
+    payment.charge = chargeOf(payment.pi, payment.pm, payment.profile, false, null);
+    const error = { type: 'card_error', code, message, ...(declineCode ? { decline_code: declineCode } : {}) };
+    Object.assign(payment.pi, {
+      status: 'requires_payment_method',
+      latest_charge: payment.charge.id,
+      next_action: null,
+      last_payment_error: { ...error, charge: payment.charge.id, payment_method: payment.pm },
+    });
+    this.#emit('payment_intent.payment_failed', this.view(payment, []));
+    return {
+      status: 402,
+      body: errorBody({
+        type: 'card_error',
+        code,
+        ...(declineCode ? { declineCode } : {}),
+        message,
+        extra: { charge: payment.charge.id, payment_intent: this.view(payment, []), payment_method: payment.pm },
+      }),
+    };
+  }
+
+  /** The shopper passed or failed the double's 3-D Secure page. Answers where to send them back. */
+  completeThreeDS(id: string, passed: boolean): string | null {
+    const payment = this.#payments.get(id);
+    if (payment?.pi.status !== 'requires_action') return payment?.returnUrl ?? null;
+    const { scenario } = payment.profile;
+    if (!passed) {
+      const message = 'We are unable to authenticate your payment method.';
+      this.#decline(payment, 'payment_intent_authentication_failure', undefined, message);
+    } else if (scenario.kind === 'three_ds' && scenario.whenPassed !== 'approve') {
+      this.#decline(payment, scenario.whenPassed.code, scenario.whenPassed.declineCode, 'Your card was declined.');
+    } else this.#succeed(payment, 'authenticated');
+    const back = new URL(payment.returnUrl ?? this.#origin());
+    back.searchParams.set('payment_intent', String(payment.pi.id));
+    back.searchParams.set('payment_intent_client_secret', String(payment.pi.client_secret));
+    back.searchParams.set(
+      'redirect_status',
+      passed && (payment.pi.status as string) === 'succeeded' ? 'succeeded' : 'failed',
+    );
+    return back.href;
+  }
+
+  retrieve(id: string, expand: string[]): Answer {
+    const payment = this.#payments.get(id);
+    if (!payment) {
+      return {
+        status: 404,
+        body: errorBody({
+          type: 'invalid_request_error',
+          code: 'resource_missing',
+          param: 'intent',
+          message: `No such payment_intent: '${id}'`,
+        }),
+      };
+    }
+    return { status: 200, body: this.view(payment, expand) };
+  }
+
+  /** Supports the one query Obolus sends: metadata['key']:'value'. */
+  search(query: string, expand: string[]): Answer {
+    const match = /^metadata\['([A-Za-z0-9_]+)'\]:'([^']*)'$/.exec(query.trim());
+    if (!match) return invalid("The double understands metadata['key']:'value' only.", 'query', 'parameter_invalid');
+    const [, key, value] = match as unknown as [string, string, string];
+    const data = this.all()
+      .filter((p) => (p.pi.metadata as Record<string, unknown>)[key] === value)
+      .map((p) =>
+        this.view(
+          p,
+          expand.map((e) => e.replace(/^data\./, '')),
+        ),
+      );
+    return {
+      status: 200,
+      body: { object: 'search_result', data, has_more: false, next_page: null, url: '/v1/payment_intents/search' },
+    };
+  }
+
+  /** The card network opens a dispute on the payment's charge. */
+  dispute(id: string): Json | null {
+    const payment = this.#payments.get(id);
+    if (!payment?.charge || payment.pi.status !== 'succeeded') return null;
+    payment.charge.disputed = true;
+    const dispute = {
+      id: stripeId('dp'),
+      object: 'dispute',
+      amount: payment.pi.amount,
+      currency: 'usd',
+      charge: payment.charge.id,
+      payment_intent: payment.pi.id,
+      reason: 'fraudulent',
+      status: 'needs_response',
+      created: nowSeconds(),
+      livemode: true,
+    };
+    this.#emit('charge.dispute.created', dispute);
+    return dispute;
+  }
+
+  view(payment: Payment, expand: string[]): Json {
+    const expanded = expand.includes('latest_charge') && payment.charge;
+    return structuredClone({ ...payment.pi, latest_charge: expanded ? payment.charge : payment.pi.latest_charge });
+  }
+}
+
+function cardOf(form: Record<string, FormValue>): CardIn | null {
+  if (field(form, 'payment_method_data', 'type') !== 'card') return null;
+  const number = field(form, 'payment_method_data', 'card', 'number');
+  const expMonth = Number(field(form, 'payment_method_data', 'card', 'exp_month'));
+  const expYear = Number(field(form, 'payment_method_data', 'card', 'exp_year'));
+  if (!number || !Number.isInteger(expMonth) || !Number.isInteger(expYear)) return null;
+  return { number, expMonth, expYear, name: field(form, 'payment_method_data', 'billing_details', 'name') ?? null };
+}

@@ -1,0 +1,254 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeForm, type FormValue, stringList } from './form.ts';
+import { errorBody, type Json } from './objects.ts';
+import { type Answer, Payments } from './payments.ts';
+import { Refunds } from './refunds.ts';
+import { type WebhookFault, WebhookSender } from './webhooks.ts';
+
+/**
+ * A double of the subset of Stripe's API Obolus uses, on a loopback port, for tests and
+ * development (`npx obolus dev stripe-double`). It speaks Stripe's wire format (form-encoded
+ * requests, JSON answers and error bodies, Idempotency-Key as Stripe documents it, signed
+ * webhooks) so that the real `stripe` SDK is what talks to it. Faults are armed through
+ * /__double/*. It is not a security boundary: never expose it.
+ */
+
+export type ApiFault =
+  | { fault: 'delay_after_commit'; delayMs: number }
+  | { fault: 'drop_after_commit' }
+  | { fault: 'error_500_before' }
+  | { fault: 'error_500_after' }
+  | { fault: 'conflict_409' }
+  | { fault: 'rate_limit_429'; retryAfter?: number };
+
+/** Which call a fault hits: 'create' (POST /v1/payment_intents), 'retrieve', 'search', 'refund'. */
+export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  authorization: string | null;
+  form: Record<string, FormValue>;
+}
+
+interface Stored {
+  route: string;
+  body: string;
+  answer: Answer | null;
+}
+
+export interface StripeDouble {
+  url: string;
+  /** The key the double accepts as `Authorization: Bearer …`. */
+  secretKey: string;
+  webhooks: WebhookSender;
+  payments: Payments;
+  refunds: Refunds;
+  requests: RecordedRequest[];
+  arm(target: FaultTarget, fault: ApiFault, times?: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startStripeDouble(options: { port?: number; secretKey?: string } = {}): Promise<StripeDouble> {
+  const secretKey = options.secretKey ?? 'sk_live_double0000000000000000';
+  let url = '';
+  const webhooks = new WebhookSender();
+  const emit = (type: string, object: Json) => webhooks.emit(type, object);
+  const payments = new Payments(emit, () => url);
+  const refunds = new Refunds(payments, emit);
+  const requests: RecordedRequest[] = [];
+  const idempotency = new Map<string, Stored>();
+  let faults: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
+
+  const takeFault = (target: FaultTarget): ApiFault | null => {
+    const armed = faults.find((f) => f.target === target && f.left > 0);
+    if (!armed) return null;
+    armed.left -= 1;
+    return armed.fault;
+  };
+
+  const handleApi = async (req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
+    const auth = req.headers.authorization ?? null;
+    const form = decodeForm(req.method === 'GET' ? new URL(req.url ?? '', 'http://x').search.slice(1) : raw);
+    const key = headerOf(req, 'idempotency-key');
+    requests.push({ method: req.method ?? '', path, idempotencyKey: key, authorization: auth, form });
+    if (auth !== `Bearer ${secretKey}`) {
+      return send(res, 401, errorBody({ type: 'invalid_request_error', message: 'Invalid API Key provided.' }));
+    }
+    const route = routeOf(req.method ?? '', path);
+    if (!route)
+      return send(
+        res,
+        404,
+        errorBody({ type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` }),
+      );
+    const fault = takeFault(route.target);
+    if (fault?.fault === 'error_500_before') return send(res, 500, apiError());
+    if (fault?.fault === 'conflict_409') return send(res, 409, inProgress(key ?? ''));
+    if (fault?.fault === 'rate_limit_429') {
+      res.setHeader('Retry-After', String(fault.retryAfter ?? 1));
+      return send(
+        res,
+        429,
+        errorBody({
+          type: 'invalid_request_error',
+          code: 'rate_limit',
+          message: 'Too many requests hit the API too quickly.',
+        }),
+      );
+    }
+    const routeKey = `${req.method} ${path}`;
+    let answer: Answer;
+    const seen = req.method === 'POST' && key ? idempotency.get(key) : undefined;
+    if (seen && (seen.route !== routeKey || seen.body !== raw)) {
+      answer = {
+        status: 400,
+        body: errorBody({
+          type: 'idempotency_error',
+          message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+        }),
+      };
+    } else if (seen && !seen.answer) {
+      answer = { status: 409, body: inProgress(key ?? '') };
+    } else if (seen?.answer) {
+      res.setHeader('Idempotent-Replayed', 'true');
+      answer = seen.answer;
+    } else {
+      if (req.method === 'POST' && key) idempotency.set(key, { route: routeKey, body: raw, answer: null });
+      answer = route.run(form);
+      // Stripe saves the answer of a request that began executing, a 500 included, and replays it.
+      if (fault?.fault === 'error_500_after') answer = { status: 500, body: apiError() };
+      if (req.method === 'POST' && key) idempotency.set(key, { route: routeKey, body: raw, answer });
+    }
+    if (key) res.setHeader('Idempotency-Key', key);
+    // Delivery faults hit a replayed answer too: the network, not Stripe, lost it.
+    if (fault?.fault === 'drop_after_commit') return void req.socket.destroy();
+    if (fault?.fault === 'delay_after_commit') await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (res.destroyed) return;
+    return send(res, answer.status, answer.body);
+  };
+
+  const routeOf = (method: string, path: string) => {
+    const form = (run: (f: Record<string, FormValue>) => Answer, target: FaultTarget) => ({ run, target });
+    if (method === 'POST' && path === '/v1/payment_intents') return form((f) => payments.create(f), 'create');
+    if (method === 'POST' && path === '/v1/refunds') return form((f) => refunds.create(f), 'refund');
+    if (method === 'GET' && path === '/v1/payment_intents/search') {
+      return form((f) => payments.search(String(f.query ?? ''), stringList(f.expand)), 'search');
+    }
+    const id = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
+    if (method === 'GET' && id) return form((f) => payments.retrieve(id, stringList(f.expand)), 'retrieve');
+    return null;
+  };
+
+  const handleControl = (_req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    if (path === '/__double/faults') {
+      double.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
+      return send(res, 200, { armed: true });
+    }
+    if (path === '/__double/webhook-faults') {
+      webhooks.arm(body as unknown as WebhookFault);
+      return send(res, 200, { armed: true });
+    }
+    if (path === '/__double/webhook-endpoint') {
+      webhooks.endpoint = { url: String(body.url), secret: String(body.secret) };
+      return send(res, 200, { ok: true });
+    }
+    if (path === '/__double/disputes') return send(res, 200, payments.dispute(String(body.payment_intent)) ?? {});
+    const refund = /^\/__double\/refunds\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
+    if (refund) return send(res, 200, refunds.setStatus(refund, body.status as 'failed') ?? {});
+    if (path === '/__double/requests') return send(res, 200, { requests });
+    if (path === '/__double/reset') {
+      double.reset();
+      return send(res, 200, { ok: true });
+    }
+    return send(res, 404, { error: 'unknown control path' });
+  };
+
+  const server: Server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    try {
+      if (path.startsWith('/__double/')) return handleControl(req, res, path, raw);
+      if (path.startsWith('/3ds/')) return threeDSPage(req, res, path, raw, payments);
+      await handleApi(req, res, path, raw);
+    } catch {
+      if (!res.headersSent) send(res, 500, apiError());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const double: StripeDouble = {
+    url,
+    secretKey,
+    webhooks,
+    payments,
+    refunds,
+    requests,
+    arm(target, fault, times = 1) {
+      faults.push({ target, fault, left: times });
+    },
+    reset() {
+      faults = [];
+      requests.length = 0;
+      webhooks.reset();
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await webhooks.settled();
+    },
+  };
+  return double;
+}
+
+/** The issuer's 3-D Secure page, like Stripe's test page: complete or fail, then back to return_url. */
+function threeDSPage(req: IncomingMessage, res: ServerResponse, path: string, raw: string, payments: Payments) {
+  const id = path.slice('/3ds/'.length);
+  if (req.method === 'POST') {
+    const back = payments.completeThreeDS(id, new URLSearchParams(raw).get('action') === 'complete');
+    if (!back) return send(res, 404, { error: 'unknown payment' });
+    res.writeHead(303, { location: back }).end();
+    return;
+  }
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3D Secure 2 Test Page</title></head>
+<body><h1>3D Secure 2 Test Page</h1><p>Stripe double: complete or fail the authentication.</p>
+<form method="post"><button name="action" value="complete" id="complete">Complete</button>
+<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+}
+
+const apiError = () => errorBody({ type: 'api_error', message: 'An unknown error occurred.' });
+const inProgress = (key: string) =>
+  errorBody({
+    type: 'idempotency_error',
+    code: 'idempotency_key_in_use',
+    message: `There is currently another in-progress request using this Stripe-Idempotency-Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
+  });
+
+function send(res: ServerResponse, status: number, body: Json): void {
+  const text = JSON.stringify(body, null, 2);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_double${Date.now().toString(36)}`,
+    'stripe-version': '2025-01-27.acacia',
+  });
+  res.end(text);
+}
+
+const headerOf = (req: IncomingMessage, name: string) => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : null;
+};
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,116 @@
+import { createHmac } from 'node:crypto';
+import { type Json, nowSeconds, stripeId } from './objects.ts';
+
+export type WebhookFault =
+  | { fault: 'duplicate' }
+  | { fault: 'late'; delayMs: number }
+  /** The next `count` events are held and sent newest first. */
+  | { fault: 'out_of_order'; count: number }
+  | { fault: 'bad_signature' }
+  /** Signed as if sent 10 minutes ago: outside the 5-minute tolerance. */
+  | { fault: 'stale' };
+
+export interface SentWebhook {
+  id: string;
+  type: string;
+  status: number | null;
+}
+
+/** Stripe's scheme: `Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the whsec_ secret>`. */
+export function stripeSignature(body: string, secret: string, timestamp = nowSeconds()): string {
+  const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
+  return `t=${timestamp},v1=${v1}`;
+}
+
+/** Sends events to the one endpoint registered, as Stripe does, with the faults armed. */
+export class WebhookSender {
+  endpoint: { url: string; secret: string } | null = null;
+  readonly sent: SentWebhook[] = [];
+  readonly events: Json[] = [];
+  #faults: WebhookFault[] = [];
+  #held: Json[] = [];
+  #holding = 0;
+  #pending = new Set<Promise<void>>();
+
+  arm(fault: WebhookFault): void {
+    if (fault.fault === 'out_of_order') this.#holding = fault.count;
+    else this.#faults.push(fault);
+  }
+
+  reset(): void {
+    this.#faults = [];
+    this.#held = [];
+    this.#holding = 0;
+    this.sent.length = 0;
+    this.events.length = 0;
+  }
+
+  emit(type: string, object: Json): void {
+    const event: Json = {
+      id: stripeId('evt'),
+      object: 'event',
+      api_version: '2025-01-27.acacia',
+      created: nowSeconds(),
+      data: { object },
+      livemode: true,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    };
+    this.events.push(event);
+    if (this.#holding > 0) {
+      this.#held.push(event);
+      if (--this.#holding === 0) for (const held of this.#held.splice(0).reverse()) this.#dispatch(held);
+      return;
+    }
+    this.#dispatch(event);
+  }
+
+  /** Sends an event again, as Stripe's retries and the dashboard's "resend" do. */
+  resend(id: string): boolean {
+    const event = this.events.find((e) => e.id === id);
+    if (event) this.#dispatch(event);
+    return Boolean(event);
+  }
+
+  /** Resolves once every send under way has finished. */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #dispatch(event: Json): void {
+    const fault = this.#faults.shift();
+    const send = async () => {
+      if (fault?.fault === 'late') await new Promise((r) => setTimeout(r, fault.delayMs));
+      await this.#send(event, fault);
+      if (fault?.fault === 'duplicate') await this.#send(event, undefined);
+    };
+    const running = send().finally(() => this.#pending.delete(running));
+    this.#pending.add(running);
+  }
+
+  async #send(event: Json, fault: WebhookFault | undefined): Promise<void> {
+    if (!this.endpoint) return;
+    const body = JSON.stringify(event, null, 2);
+    const secret = fault?.fault === 'bad_signature' ? 'whsec_forged' : this.endpoint.secret;
+    const timestamp = fault?.fault === 'stale' ? nowSeconds() - 600 : nowSeconds();
+    let status: number | null = null;
+    try {
+      const res = await fetch(this.endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+          'stripe-signature': stripeSignature(body, secret, timestamp),
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch {
+      status = null;
+    }
+    this.sent.push({ id: String(event.id), type: String(event.type), status });
+  }
+}

@@ -1,0 +1,148 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DAY } from '../src/clock.ts';
+import { expireDueIntents } from '../src/domain/payments/expire.ts';
+import { paymentDeps } from '../src/services.ts';
+import { ENGINES } from './support/engines.ts';
+import { eventually, type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
+import { intentsForAttempt } from './support/stripe-double.ts';
+
+/** Stripe's webhooks at /hooks/stripe, and refunds, both ways; faults of the double's webhook sender. */
+describe.each(ENGINES)(
+  'Stripe notices and refunds (%s)',
+  (engine) => {
+    const suite = useLiveStripe(engine);
+    let s: LiveStripe;
+    beforeEach(() => {
+      s = suite();
+    });
+
+    const statusesOf = (type: string) => s.double.webhooks.sent.filter((w) => w.type === type).map((w) => w.status);
+    const lostAnswer = () => s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+
+    it('payment_intent.succeeded settles an attempt whose answer was lost, before any reconciliation', async () => {
+      lostAnswer();
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('processing');
+      await eventually(async () => expect((await s.intentOf(intent.id)).status).toBe('succeeded'));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 20, processor: 'stripe' });
+    });
+
+    it.each(['bad_signature', 'stale'] as const)(
+      'a %s webhook gets 400 and changes nothing; the genuine one then applies',
+      async (fault) => {
+        s.double.webhooks.arm({ fault });
+        lostAnswer();
+        const intent = await s.liveIntent();
+        const res = await s.pay(intent.client_secret, '4242424242424242');
+        await eventually(async () => expect(statusesOf('payment_intent.succeeded')).toEqual([400]));
+        expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 10 });
+        const event = s.double.webhooks.events.find((e) => e.type === 'payment_intent.succeeded');
+        s.double.webhooks.resend(String(event?.id));
+        await eventually(async () => expect((await s.intentOf(intent.id)).status).toBe('succeeded'));
+      },
+    );
+
+    it('a duplicated event is applied once and acknowledged twice', async () => {
+      s.double.webhooks.arm({ fault: 'duplicate' });
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('succeeded');
+      await eventually(async () => expect(statusesOf('payment_intent.succeeded')).toEqual([200, 200]));
+      expect(s.t.logs()).toMatch(/"result":"duplicate"/);
+    });
+
+    it('charge.dispute.created sets chargeback (status 50) and tells the merchant', async () => {
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4000000000000259');
+      await eventually(async () =>
+        expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50, chargeback: true }),
+      );
+      const events = await s.t.call('GET', '/api/v1/events?type=transaction.updated', { key: s.shop.secretKey });
+      const disputed = events.json.data.filter(
+        (e: { data: { object: { id: string; chargeback: boolean } } }) =>
+          e.data.object.id === res.json.transaction_id && e.data.object.chargeback,
+      );
+      expect(disputed).toHaveLength(1);
+    });
+
+    it('out of order: a dispute before the approval we never heard of settles the payment, then records the chargeback', async () => {
+      s.double.webhooks.arm({ fault: 'out_of_order', count: 2 });
+      lostAnswer();
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4000000000000259');
+      expect(res.json.status).toBe('processing');
+      await eventually(async () => expect(statusesOf('charge.dispute.created')).toEqual([200]));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50, chargeback: true });
+      expect((await s.intentOf(intent.id)).status).toBe('succeeded');
+      // The approval, arriving after, changes nothing: forward only.
+      await eventually(async () => expect(statusesOf('payment_intent.succeeded')).toEqual([200]));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50 });
+    });
+
+    it('a dispute of a payment Stripe does not know as ours waits (503) for a retry, and changes nothing', async () => {
+      s.double.webhooks.emit('charge.dispute.created', { id: 'dp_x', object: 'dispute', payment_intent: 'pi_unknown' });
+      await eventually(async () => expect(statusesOf('charge.dispute.created')).toEqual([503]));
+    });
+
+    it('an event type Obolus does not use is acknowledged and ignored', async () => {
+      s.double.webhooks.emit('customer.created', { id: 'cus_1', object: 'customer' });
+      await eventually(async () => expect(statusesOf('customer.created')).toEqual([200]));
+    });
+
+    it('a late approval of an attempt the shopper was told failed is refunded at Stripe and recorded', async () => {
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4000000000003220');
+      expect(res.json.status).toBe('requires_action');
+      const [payment] = intentsForAttempt(s.double, res.json.transaction_id);
+      // The shopper walks away; the attempt is ended as failed (expiry), then authenticates after all.
+      s.clock.advance(8 * DAY);
+      await expireDueIntents(paymentDeps(s.t.server.services));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({
+        status: 30,
+        decline_code: 'authentication_failed',
+      });
+      s.double.payments.completeThreeDS(String(payment?.pi.id), true);
+      await eventually(async () =>
+        expect((await s.record(res.json.transaction_id)).late_approval_reversal).toMatch(/^refunded re_/),
+      );
+      expect(s.double.refunds.all()).toMatchObject([
+        { payment_intent: payment?.pi.id, amount: 2000, status: 'succeeded' },
+      ]);
+      expect((await s.record(res.json.transaction_id)).status).toBe(30);
+      s.clock.set(Date.now());
+    });
+
+    it('refunds go to Stripe with our refund id as idempotency key; a refund Stripe later fails gives the amount back', async () => {
+      const intent = await s.liveIntent({ amount: 5000 });
+      const paid = await s.pay(intent.client_secret, '4242424242424242');
+      const refund = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+        key: s.shop.secretKey,
+        body: { amount: 1200 },
+      });
+      expect(refund.json).toMatchObject({ status: 'succeeded', processor_refund_id: expect.stringMatching(/^re_/) });
+      expect(refund.json.transaction_record).toMatchObject({ status: 41, amount_refunded: 1200 });
+      const sent = s.double.requests.find((r) => r.path === '/v1/refunds');
+      expect(sent).toMatchObject({ idempotencyKey: refund.json.id, form: { amount: '1200' } });
+      s.double.refunds.setStatus(refund.json.processor_refund_id, 'failed');
+      await eventually(async () =>
+        expect(await s.record(paid.json.transaction_id)).toMatchObject({
+          status: 20,
+          amount_refunded: 0,
+          refunds: [{ id: refund.json.id, status: 'failed' }],
+        }),
+      );
+      const more = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+        key: s.shop.secretKey,
+        body: { amount: 5001 },
+      });
+      expect(more.status).toBe(400);
+      const all = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+        key: s.shop.secretKey,
+        body: {},
+      });
+      expect(all.json).toMatchObject({ status: 'succeeded', amount: 5000, transaction_record: { status: 40 } });
+    });
+  },
+  20_000,
+);

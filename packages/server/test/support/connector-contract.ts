@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AuthorizeOutcome, AuthorizeRequest, Processor } from '../../src/domain/payments/ports.ts';
+
+/**
+ * What every live connector must do, whatever its acquirer (decisions 0041, 0101). A
+ * connector's test file gives a harness over its acquirer's double; the same suite then
+ * runs for Stripe today and Checkout.com later.
+ */
+export interface ConnectorHarness {
+  processor: () => Processor;
+  /** Card numbers the double approves, declines for insufficient funds, challenges with 3-D Secure. */
+  cards: { approve: string; insufficientFunds: string; lostCard: string; threeDS: string; oddIssuer: string };
+  /** Faults the double can inject into the next authorization. */
+  arm(
+    fault:
+      | 'delay_after_commit'
+      | 'drop_after_commit'
+      | 'error_500_before'
+      | 'error_500_after'
+      | 'conflict_409'
+      | 'rate_limit_429',
+    times?: number,
+  ): Promise<void>;
+  /** How many payments the acquirer holds for an attempt: never more than one. */
+  paymentsFor(attemptId: string): number;
+  /** The shopper passes or fails the issuer's page of a challenge. */
+  answerChallenge(redirectUrl: string, passed: boolean): Promise<void>;
+  reset(): Promise<void>;
+}
+
+export const newAttemptId = () => randomBytes(12).toString('hex');
+
+export function authorizeRequest(number: string, over: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
+  return {
+    attemptId: newAttemptId(),
+    intentId: newAttemptId(),
+    amount: 2500,
+    currency: 'USD',
+    mode: 'live',
+    card: { number, expMonth: 12, expYear: 2034, cvc: '123', name: 'Ada Lovelace' },
+    descriptor: 'OBOLUS SHOP',
+    returnUrl: 'http://127.0.0.1:9/embed/v1/challenge/chl_x/return',
+    ...over,
+  };
+}
+
+const kindOf = (outcome: AuthorizeOutcome | null) => outcome?.kind ?? null;
+
+export function connectorContract(name: string, h: ConnectorHarness): void {
+  describe(`${name}: the live connector contract`, () => {
+    beforeEach(() => h.reset());
+
+    it('approves, with the card details and the acquirer references', async () => {
+      const request = authorizeRequest(h.cards.approve);
+      const outcome = await h.processor().authorize(request);
+      expect(outcome).toMatchObject({ kind: 'approved', issuer: { brand: 'Visa', country: 'US' } });
+      expect(outcome.kind === 'approved' && outcome.refs?.payment).toBeTruthy();
+      expect(h.paymentsFor(request.attemptId)).toBe(1);
+    });
+
+    it('an approval with odd issuer details is still an approval', async () => {
+      const outcome = await h.processor().authorize(authorizeRequest(h.cards.oddIssuer));
+      expect(outcome.kind).toBe('approved');
+    });
+
+    it('declines with our decline codes; reasons that help card testers become card_declined', async () => {
+      expect(await h.processor().authorize(authorizeRequest(h.cards.insufficientFunds))).toMatchObject({
+        kind: 'declined',
+        code: 'insufficient_funds',
+      });
+      expect(await h.processor().authorize(authorizeRequest(h.cards.lostCard))).toMatchObject({
+        kind: 'declined',
+        code: 'card_declined',
+      });
+    });
+
+    it('never sends sandbox money', async () => {
+      const request = authorizeRequest(h.cards.approve, { mode: 'sandbox' });
+      expect(kindOf(await h.processor().authorize(request))).toBe('error');
+      expect(h.paymentsFor(request.attemptId)).toBe(0);
+    });
+
+    it.each([true, false])(
+      '3-D Secure: a challenge to frame, then the result once the shopper is back (passed: %s)',
+      async (passed) => {
+        const outcome = await h.processor().authorize(authorizeRequest(h.cards.threeDS));
+        if (outcome.kind !== 'challenge' || !outcome.redirectUrl)
+          throw new Error(`expected a challenge, got ${outcome.kind}`);
+        await h.answerChallenge(outcome.redirectUrl, passed);
+        const done = await h.processor().completeChallenge(outcome.challengeRef, {});
+        expect(done).toMatchObject(
+          passed
+            ? { kind: 'approved', threeDS: 'challenge_passed' }
+            : { kind: 'declined', code: 'authentication_failed', threeDS: 'challenge_failed' },
+        );
+      },
+    );
+
+    it.each([
+      ['delay_after_commit', 'approved'],
+      ['drop_after_commit', 'approved'],
+      ['error_500_after', 'approved'],
+      ['rate_limit_429', null],
+    ] as const)('%s: unknown, never declined; one payment at most; the lookup then says %s', async (fault, after) => {
+      await h.arm(fault, 2);
+      const request = authorizeRequest(h.cards.approve);
+      expect(kindOf(await h.processor().authorize(request))).toBe('unknown');
+      expect(h.paymentsFor(request.attemptId)).toBe(after ? 1 : 0);
+      await h.reset();
+      const found = await h.processor().lookup?.({ attemptId: request.attemptId, paymentRef: null });
+      expect(kindOf(found ?? null)).toBe(after);
+    });
+
+    it.each(['drop_after_commit', 'error_500_before', 'conflict_409'] as const)(
+      '%s once: the retry with the same idempotency key settles it, one payment',
+      async (fault) => {
+        await h.arm(fault, 1);
+        const request = authorizeRequest(h.cards.approve);
+        expect(kindOf(await h.processor().authorize(request))).toBe('approved');
+        expect(h.paymentsFor(request.attemptId)).toBe(1);
+      },
+    );
+
+    it('a declined payment looked up later is still declined (forward only)', async () => {
+      const request = authorizeRequest(h.cards.insufficientFunds);
+      await h.processor().authorize(request);
+      const found = await h.processor().lookup?.({ attemptId: request.attemptId, paymentRef: null });
+      expect(found).toMatchObject({ kind: 'declined', code: 'insufficient_funds' });
+    });
+
+    it('refunds part then the rest, each once however often asked; then refuses more', async () => {
+      const request = authorizeRequest(h.cards.approve);
+      const approved = await h.processor().authorize(request);
+      const paymentRef = approved.kind === 'approved' ? (approved.refs?.payment ?? null) : null;
+      const attempt = { attemptId: request.attemptId, paymentRef };
+      const refund = (refundId: string, amount: number) => h.processor().refund?.({ refundId, attempt, amount });
+      const first = await refund('re_first', 1000);
+      expect(first).toMatchObject({ kind: 'succeeded' });
+      expect(await refund('re_first', 1000)).toEqual(first);
+      expect(await refund('re_second', 1500)).toMatchObject({ kind: 'succeeded' });
+      expect(await refund('re_third', 1)).toMatchObject({ kind: 'failed' });
+    });
+  });
+}
