@@ -11,6 +11,7 @@ import { createProcessorRegistry } from './processors/registry.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { migrateToLatest, openDatabase } from './store/database.ts';
 import { createRepositories } from './store/repositories.ts';
+import { SqliteHotPaths } from './store/sqlite-hot-paths.ts';
 import { writeRunnerFor } from './store/write-runner.ts';
 
 export interface OpenServicesOptions {
@@ -36,7 +37,8 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const repos = createRepositories(database.db, writeRunnerFor(database.engine, database.db));
+  const hot = database.sqlite ? new SqliteHotPaths(database.sqlite) : undefined;
+  const repos = createRepositories(database.db, writeRunnerFor(database), hot);
   return {
     config,
     clock,

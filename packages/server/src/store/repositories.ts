@@ -15,6 +15,7 @@ import { WebhookDeliveriesRepository } from './repos/webhook-deliveries.ts';
 import { WebhookEndpointsRepository } from './repos/webhook-endpoints.ts';
 import { WebhookFanoutRepository } from './repos/webhook-fanout.ts';
 import type { Database } from './schema.ts';
+import type { SqliteHotPaths } from './sqlite-hot-paths.ts';
 import { TransactionPerWrite, type WriteRunner } from './write-runner.ts';
 
 export interface Repositories {
@@ -36,16 +37,20 @@ export interface Repositories {
   eventFeed: EventFeedRepository;
 }
 
-/** `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts). */
+/**
+ * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts);
+ * `hot`, on SQLite, runs the hottest queries as prepared statements (store/sqlite-hot-paths.ts).
+ */
 export function createRepositories(
   db: Kysely<Database>,
   writes: WriteRunner = new TransactionPerWrite(db),
+  hot?: SqliteHotPaths,
 ): Repositories {
   return {
     accounts: new AccountsRepository(db),
-    intents: new IntentsRepository(db, writes),
+    intents: new IntentsRepository(db, writes, hot),
     idempotency: new IdempotencyRepository(db, writes),
-    transactions: new TransactionsRepository(db),
+    transactions: new TransactionsRepository(db, hot),
     payments: new PaymentsRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db),
     refunds: new RefundsRepository(db),

@@ -1,0 +1,103 @@
+import type SQLite from 'better-sqlite3';
+import type { EventDraft, StoredEvent } from '../domain/events.ts';
+import { newEventId } from '../domain/events.ts';
+import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
+
+/** The embedded store's two connections: one writer (group commits), one reader (WAL snapshots). */
+export interface SqliteConnections {
+  writer: SQLite.Database;
+  reader: SQLite.Database;
+}
+
+const INTENT_COLUMNS = [
+  'id',
+  'account_id',
+  'amount',
+  'currency',
+  'status',
+  'mode',
+  'client_secret',
+  'reference',
+  'externalid',
+  'descriptor',
+  'description',
+  'theme',
+  'metadata',
+  'product_id',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'last_transaction_id',
+  'failed_attempts',
+] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
+
+const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')})
+  values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
+
+/**
+ * One statement per event: its sequence number is the object's next, and an event of an
+ * account that has no enabled endpoint in its mode is born fanned out, so the dispatcher
+ * never makes a second pass over it (docs/decisions/0120-embedded-store-hot-paths.md).
+ */
+const APPEND_EVENT = `insert into events
+  (id, account_id, type, mode, object_type, object_id, object_seq, data, created_at, fanned_out_at)
+  values (@id, @account_id, @type, @mode, @object_type, @object_id,
+    (select coalesce(max(object_seq), 0) + 1 from events where object_id = @object_id),
+    @data, @created_at,
+    case when exists (select 1 from webhook_endpoints
+      where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)
+  returning object_seq`;
+
+const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
+const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id = ?';
+
+/**
+ * The hot paths of the embedded store as prepared statements on the connections
+ * themselves: building and compiling a query with Kysely cost more than running it
+ * (the profile in docs/performance.md). Writes run only inside a group-commit unit, which
+ * holds the writer; reads use the reader and see the last commit, never a batch in flight.
+ */
+export class SqliteHotPaths {
+  readonly #insertIntent: SQLite.Statement;
+  readonly #appendEvent: SQLite.Statement;
+  readonly #findIntent: SQLite.Statement;
+  readonly #findTransaction: SQLite.Statement;
+
+  constructor({ writer, reader }: SqliteConnections) {
+    this.#insertIntent = writer.prepare(INSERT_INTENT);
+    this.#appendEvent = writer.prepare(APPEND_EVENT);
+    this.#findIntent = reader.prepare(FIND_INTENT);
+    this.#findTransaction = reader.prepare(FIND_TRANSACTION);
+  }
+
+  /** Inside a write unit only. */
+  insertIntent(row: PaymentIntentsTable): void {
+    this.#insertIntent.run(row);
+  }
+
+  /** Inside a write unit only. */
+  appendEvents(drafts: EventDraft[], now: number): StoredEvent[] {
+    return drafts.map((draft) => {
+      const id = newEventId();
+      const { object_seq } = this.#appendEvent.get({
+        id,
+        account_id: draft.accountId,
+        type: draft.type,
+        mode: draft.mode,
+        object_type: draft.objectType,
+        object_id: draft.objectId,
+        data: JSON.stringify(draft.object),
+        created_at: now,
+      }) as { object_seq: number };
+      return { ...draft, id, objectSeq: object_seq, createdAt: now };
+    });
+  }
+
+  findIntent(accountId: string, id: string): PaymentIntentsTable | undefined {
+    return this.#findIntent.get(accountId, id) as PaymentIntentsTable | undefined;
+  }
+
+  findTransaction(accountId: string, id: string): TransactionsTable | undefined {
+    return this.#findTransaction.get(accountId, id) as TransactionsTable | undefined;
+  }
+}
