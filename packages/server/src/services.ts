@@ -29,7 +29,10 @@ export interface OpenServicesOptions {
 
 /** Opens the database named by the configuration, brings its schema up to date, and wires the repositories. */
 export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<Services> {
-  const database = openDatabase(config.databaseUrl, options.schema ? { schema: options.schema } : {});
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    ...(options.schema ? { schema: options.schema } : {}),
+  });
   try {
     await migrateToLatest(database.db, options.onMigration);
   } catch (error) {

@@ -1,16 +1,44 @@
-import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import cluster from 'node:cluster';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
 import { createLogger } from '../logger.ts';
 import { startServer } from '../server.ts';
+import { isPostgresUrl } from '../store/database.ts';
+import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
+
+function parseWorkers(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_WORKERS) {
+    throw new InvalidArgumentError(`a whole number of processes, 1 to ${MAX_WORKERS}`);
+  }
+  return n;
+}
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('Run the service: API, widget, hosted pages and background work (what `npm start` runs).')
-    .action(async () => {
+    .option(
+      '--workers <n>',
+      'processes sharing the port and the database (PostgreSQL only: SQLite has one writer)',
+      parseWorkers,
+      1,
+    )
+    .action(async (options: { workers: number }, command: Command) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      if (cluster.isWorker) return runWorker(config, logger);
+      if (options.workers > 1) {
+        if (!isPostgresUrl(config.databaseUrl)) {
+          command.error(
+            `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
+              'the embedded SQLite store has one writer, so it runs as one process. Drop --workers, or use PostgreSQL.',
+            { exitCode: 2, code: 'obolus.workers' },
+          );
+        }
+        return serveCluster(config, logger, options.workers);
+      }
       const server = await startServer(config, logger, {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
       });
@@ -26,8 +54,21 @@ export function registerServe(program: Command): void {
     });
 }
 
-export function banner(baseUrl: string, location: string, demo: DemoAccount | null): string {
-  const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
+async function serveCluster(config: Config, logger: ReturnType<typeof createLogger>, workers: number): Promise<void> {
+  const primary = await runPrimary(config, logger, workers);
+  process.stdout.write(banner(config.baseUrl, primary.location, primary.demo, workers));
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await primary.stop();
+    logger.flush();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+export function banner(baseUrl: string, location: string, demo: DemoAccount | null, workers = 1): string {
+  const processes = workers > 1 ? `, ${workers} worker processes` : '';
+  const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location}${processes})`, ``];
   if (demo) {
     const body = `{"amount": 2000, "currency": "USD", "mode": "sandbox", "description": "Demo order"}`;
     lines.push(

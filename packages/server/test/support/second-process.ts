@@ -15,16 +15,23 @@ function databaseUrlOf(t: TestServer): string {
   return url.toString();
 }
 
-/** Another `obolus serve` process over the same database as `t`: a second node of a cluster. */
-export async function startSecondProcess(t: TestServer): Promise<SecondProcess> {
+/**
+ * Another `obolus serve` process over the same database as `t`: a second node of a cluster.
+ * `args` are added to `serve` (e.g. --workers 2), `env` to its environment.
+ */
+export async function startSecondProcess(
+  t: TestServer,
+  options: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<SecondProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve', ...(options.args ?? [])], {
     env: {
       ...process.env,
       OBOLUS_DATABASE_URL: databaseUrlOf(t),
       PORT: String(port),
       OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
       OBOLUS_LOG_LEVEL: 'warn',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
