@@ -5,6 +5,8 @@ import { freePort, type TestServer } from './server.ts';
 export interface SecondProcess {
   url: string;
   stop(): Promise<void>;
+  /** SIGKILL: no goodbye, as when the machine loses the process. */
+  kill(): Promise<void>;
 }
 
 /** The database URL a separate process needs to reach the same data as `t`. */
@@ -54,13 +56,12 @@ export async function startSecondProcess(
       reject(new Error(`second process exited with ${code}: ${output}`));
     });
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        child.removeAllListeners('exit');
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const end = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      child.removeAllListeners('exit');
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return { url: `http://127.0.0.1:${port}`, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
