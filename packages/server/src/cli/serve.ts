@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { type Command, InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount } from '../demo-account.ts';
 import { createLogger } from '../logger.ts';
@@ -29,24 +30,19 @@ export function registerServe(program: Command): void {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
       if (cluster.isWorker) return runWorker(config, logger);
-      if (options.workers > 1) {
-        if (!isPostgresUrl(config.databaseUrl)) {
-          command.error(
-            `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
-              'the embedded SQLite store has one writer, so it runs as one process. Drop --workers, or use PostgreSQL.',
-            { exitCode: 2, code: 'obolus.workers' },
-          );
-        }
-        return serveCluster(config, logger, options.workers);
+      if (options.workers > 1 && !isPostgresUrl(config.databaseUrl)) {
+        command.error(
+          `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
+            'the embedded SQLite store has one writer, so it runs as one process. Drop --workers, or use PostgreSQL.',
+          { exitCode: 2, code: 'obolus.workers' },
+        );
       }
-      const server = await startServer(config, logger, {
-        onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
-      });
-      const demo = await ensureDemoAccount(server.services);
-      process.stdout.write(banner(config.baseUrl, server.services.database.location, demo));
+      const running =
+        options.workers > 1 ? await runPrimary(config, logger, options.workers) : await serveOne(config, logger);
+      process.stdout.write(banner(config.baseUrl, running.location, running.demo, options.workers));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
-        await server.close();
+        await running.stop();
         logger.flush();
       };
       process.once('SIGINT', stop);
@@ -54,16 +50,13 @@ export function registerServe(program: Command): void {
     });
 }
 
-async function serveCluster(config: Config, logger: ReturnType<typeof createLogger>, workers: number): Promise<void> {
-  const primary = await runPrimary(config, logger, workers);
-  process.stdout.write(banner(config.baseUrl, primary.location, primary.demo, workers));
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await primary.stop();
-    logger.flush();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+/** One process: the server, its background work, and the demo account on a first start. */
+async function serveOne(config: Config, logger: Logger) {
+  const server = await startServer(config, logger, {
+    onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+  });
+  const demo = await ensureDemoAccount(server.services);
+  return { location: server.services.database.location, demo, stop: () => server.close() };
 }
 
 export function banner(baseUrl: string, location: string, demo: DemoAccount | null, workers = 1): string {
