@@ -30,7 +30,10 @@ export async function measure(
 ): Promise<Measured> {
   process.stderr.write(`  ${label.padEnd(58)}`);
   const base = { ...options, connections: CONNECTIONS };
-  if (!bodies && plan.warmup > 0) await autocannon({ ...base, duration: plan.warmup });
+  if (!bodies && plan.warmup > 0) {
+    await autocannon({ ...base, duration: plan.warmup });
+    await drain(options);
+  }
   const result = await autocannon({
     ...base,
     duration: plan.seconds,
@@ -47,4 +50,14 @@ export async function measure(
   };
   process.stderr.write(`${String(measured.rps).padStart(7)} req/s  p99 ${measured.p99_ms} ms\n`);
   return measured;
+}
+
+/**
+ * The warm-up ends with requests still in the server; one more request, queued behind
+ * them, returns when they are done, so they do not count against the measured seconds.
+ */
+async function drain(options: autocannon.Options): Promise<void> {
+  const init: RequestInit = { method: options.method ?? 'GET', headers: options.headers as Record<string, string> };
+  if (options.body) init.body = options.body as string;
+  await (await fetch(options.url, init)).arrayBuffer();
 }

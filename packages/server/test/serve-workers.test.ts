@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
@@ -6,6 +7,22 @@ import { type SecondProcess, startSecondProcess } from './support/second-process
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
+
+describe('OBOLUS_DATABASE_POOL_SIZE: the PostgreSQL pool of each process', () => {
+  it('is 10 by default and takes 1..1000', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ OBOLUS_DATABASE_POOL_SIZE: '1' }).databasePoolSize).toBe(1);
+    expect(loadConfig({ OBOLUS_DATABASE_POOL_SIZE: '1000' }).databasePoolSize).toBe(1000);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const bad of ['0', '1001', '-1', '2.5', 'ten', '']) {
+      expect(() => loadConfig({ OBOLUS_DATABASE_POOL_SIZE: bad })).toThrow(
+        /OBOLUS_DATABASE_POOL_SIZE must be 1\.\.1000/,
+      );
+    }
+  });
+});
 
 describe('obolus serve --workers on SQLite', () => {
   it('refuses more than one process, saying why and what to do, with the usage exit code', async () => {
