@@ -94,6 +94,21 @@ describe('group commit on SQLite', () => {
     expect(rows.map((r) => r.id)).toEqual(['a', 'c']);
   });
 
+  it('the writer thread: units of one batch commit together, a failing one undoes only itself', async () => {
+    const thread = handle.sqlite?.thread;
+    if (!thread) throw new Error('no writer thread');
+    const insert = (id: string) => ({ sql: 'insert into probe (id) values (?)', params: [id] });
+    const outcomes = await Promise.allSettled([
+      thread.run([insert('t1')]),
+      thread.run([insert('t2'), insert('t1')]), // its second statement fails: t2 is undone too
+      thread.run([insert('t3')]),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    const { rows } = await sql<{ id: string }>`select id from probe where id like 't%' order by id`.execute(handle.db);
+    expect(rows.map((r) => r.id)).toEqual(['t1', 't3']);
+  });
+
   it('the reader connection sees every acknowledged commit and nothing before it', async () => {
     const writes = new GroupCommit(handle.db, handle.sqlite?.writer);
     const reader = handle.sqlite?.reader;

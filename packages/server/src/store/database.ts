@@ -7,6 +7,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import type { SqliteConnections } from './sqlite-hot-paths.ts';
+import { SqliteWriter } from './sqlite-writer.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -53,11 +54,14 @@ function openSqlite(path: string): DatabaseHandle {
   const reader = new SQLite(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writer) }) });
+  // The hot write path's own connection, on a thread of its own (store/sqlite-writer.ts).
+  const thread = new SqliteWriter(file);
   const close = async () => {
+    await thread.close();
     await db.destroy();
     reader.close();
   };
-  return { db, engine: 'sqlite', location: file, sqlite: { writer, reader }, close };
+  return { db, engine: 'sqlite', location: file, sqlite: { writer, reader, thread }, close };
 }
 
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
@@ -67,13 +71,16 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * Kysely prepares every query anew; preparing costs more than running a small query. The
  * same SQL text always gets the same prepared statement (Kysely never streams from one, so
- * a statement is never in use twice at once).
+ * a statement is never in use twice at once). Transactions begin IMMEDIATE: with a second
+ * writer (the writer thread), a deferred one that read first could not upgrade to write
+ * (SQLITE_BUSY without waiting); an immediate one waits its turn (busy_timeout).
  */
 function withStatementCache(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare: (source: string) => {
+    prepare: (text: string) => {
+      const source = /^begin$/i.test(text.trim()) ? 'begin immediate' : text;
       let statement = cache.get(source);
       if (!statement) {
         statement = sqlite.prepare(source);

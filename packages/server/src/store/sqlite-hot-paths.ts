@@ -1,12 +1,17 @@
 import type SQLite from 'better-sqlite3';
-import type { EventDraft, StoredEvent } from '../domain/events.ts';
+import type { EventDraft } from '../domain/events.ts';
 import { newEventId } from '../domain/events.ts';
 import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
+import type { SqliteWriter } from './sqlite-writer.ts';
 
-/** The embedded store's two connections: one writer (group commits), one reader (WAL snapshots). */
+/**
+ * The embedded store's connections: Kysely's (`writer`: group commits of the other write
+ * paths), a reader (WAL snapshots), and the hot write path's writer thread.
+ */
 export interface SqliteConnections {
   writer: SQLite.Database;
   reader: SQLite.Database;
+  thread: SqliteWriter;
 }
 
 const INTENT_COLUMNS = [
@@ -45,8 +50,7 @@ const APPEND_EVENT = `insert into events
     (select coalesce(max(object_seq), 0) + 1 from events where object_id = @object_id),
     @data, @created_at,
     case when exists (select 1 from webhook_endpoints
-      where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)
-  returning object_seq`;
+      where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)`;
 
 const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
 const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id = ?';
@@ -54,33 +58,26 @@ const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id
 /**
  * The hot paths of the embedded store as prepared statements on the connections
  * themselves: building and compiling a query with Kysely cost more than running it
- * (the profile in docs/performance.md). Writes run only inside a group-commit unit, which
- * holds the writer; reads use the reader and see the last commit, never a batch in flight.
+ * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
+ * one unit; reads use the reader and see the last commit, never a batch in flight.
  */
 export class SqliteHotPaths {
-  readonly #insertIntent: SQLite.Statement;
-  readonly #appendEvent: SQLite.Statement;
+  readonly #thread: SqliteWriter;
   readonly #findIntent: SQLite.Statement;
   readonly #findTransaction: SQLite.Statement;
 
-  constructor({ writer, reader }: SqliteConnections) {
-    this.#insertIntent = writer.prepare(INSERT_INTENT);
-    this.#appendEvent = writer.prepare(APPEND_EVENT);
+  constructor({ reader, thread }: SqliteConnections) {
+    this.#thread = thread;
     this.#findIntent = reader.prepare(FIND_INTENT);
     this.#findTransaction = reader.prepare(FIND_TRANSACTION);
   }
 
-  /** Inside a write unit only. */
-  insertIntent(row: PaymentIntentsTable): void {
-    this.#insertIntent.run(row);
-  }
-
-  /** Inside a write unit only. */
-  appendEvents(drafts: EventDraft[], now: number): StoredEvent[] {
-    return drafts.map((draft) => {
-      const id = newEventId();
-      const { object_seq } = this.#appendEvent.get({
-        id,
+  /** The intent and its events, atomically; resolves after the commit. */
+  createIntent(row: PaymentIntentsTable, drafts: EventDraft[], now: number): Promise<void> {
+    const events = drafts.map((draft) => ({
+      sql: APPEND_EVENT,
+      params: {
+        id: newEventId(),
         account_id: draft.accountId,
         type: draft.type,
         mode: draft.mode,
@@ -88,9 +85,9 @@ export class SqliteHotPaths {
         object_id: draft.objectId,
         data: JSON.stringify(draft.object),
         created_at: now,
-      }) as { object_seq: number };
-      return { ...draft, id, objectSeq: object_seq, createdAt: now };
-    });
+      },
+    }));
+    return this.#thread.run([{ sql: INSERT_INTENT, params: { ...row } }, ...events]);
   }
 
   findIntent(accountId: string, id: string): PaymentIntentsTable | undefined {

@@ -67,14 +67,7 @@ export class IntentsRepository implements IntentStore {
   }
 
   async insert(intent: PaymentIntent, events: EventDraft[]): Promise<void> {
-    const hot = this.#hot;
-    if (hot) {
-      await this.#writes.run(async () => {
-        hot.insertIntent(intentRow(intent));
-        hot.appendEvents(events, intent.createdAt);
-      });
-      return;
-    }
+    if (this.#hot) return this.#hot.createIntent(intentRow(intent), events, intent.createdAt);
     await this.#writes.run(async (trx) => {
       await trx.insertInto('payment_intents').values(intentRow(intent)).execute();
       await appendEvents(trx, events, intent.createdAt);
