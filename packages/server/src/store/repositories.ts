@@ -47,7 +47,7 @@ export function createRepositories(
   hot?: SqliteHotPaths,
 ): Repositories {
   return {
-    accounts: new AccountsRepository(db),
+    accounts: new AccountsRepository(db, hot),
     intents: new IntentsRepository(db, writes, hot),
     idempotency: new IdempotencyRepository(db, writes),
     transactions: new TransactionsRepository(db, hot),

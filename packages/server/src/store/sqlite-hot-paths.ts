@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
 import { newEventId } from '../domain/events.ts';
-import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
+import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
 
 /**
@@ -52,22 +52,26 @@ const APPEND_EVENT = `insert into events
     case when exists (select 1 from webhook_endpoints
       where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)`;
 
+const FIND_ACCOUNT = 'select * from accounts where id = ?';
 const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
 const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id = ?';
 
 /**
- * The hot paths of the embedded store as prepared statements on the connections
+ * The hot paths of the embedded store (an account's status on every authenticated request,
+ * creating and retrieving intents, retrieving transactions) as prepared statements on the connections
  * themselves: building and compiling a query with Kysely cost more than running it
  * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
  * one unit; reads use the reader and see the last commit, never a batch in flight.
  */
 export class SqliteHotPaths {
   readonly #thread: SqliteWriter;
+  readonly #findAccount: SQLite.Statement;
   readonly #findIntent: SQLite.Statement;
   readonly #findTransaction: SQLite.Statement;
 
   constructor({ reader, thread }: SqliteConnections) {
     this.#thread = thread;
+    this.#findAccount = reader.prepare(FIND_ACCOUNT);
     this.#findIntent = reader.prepare(FIND_INTENT);
     this.#findTransaction = reader.prepare(FIND_TRANSACTION);
   }
@@ -88,6 +92,10 @@ export class SqliteHotPaths {
       },
     }));
     return this.#thread.run([{ sql: INSERT_INTENT, params: { ...row } }, ...events]);
+  }
+
+  findAccount(id: string): AccountsTable | undefined {
+    return this.#findAccount.get(id) as AccountsTable | undefined;
   }
 
   findIntent(accountId: string, id: string): PaymentIntentsTable | undefined {
