@@ -1,184 +1,157 @@
 /**
- * `npm run bench`: Obolus against a bare Fastify baseline, in one run on one machine, as
- * ratios (targets: docs/operations.md). Servers run as separate processes; autocannon drives them
- * from this one over loopback. BENCH_DURATION (seconds, default 10) and
- * OBOLUS_BENCH_DATABASE_URL (a postgres:// URL; default a temporary SQLite file) tune it.
+ * `npm run bench [-- --quick] [-- --profile]`: Obolus against a bare Fastify baseline with the
+ * same validation and serialization, in one run on one machine, quoted as ratios. SQLite
+ * always; PostgreSQL with 1 and 2 workers when OBOLUS_BENCH_DATABASE_URL or
+ * OBOLUS_TEST_DATABASE_URL names one. Writes bench/results/latest.json; with --profile,
+ * CPU profiles of every server process under bench/results/profiles/. BENCH_DURATION
+ * (seconds per scenario, default 10; 1 with --quick). How to read it: docs/performance.md.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import pg from 'pg';
+import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
+import { startProcess, stopAll } from './processes.ts';
+import { figures, type Run, table, writeResults } from './report.ts';
+import { confirmBodies, type Keys, runScenarios, type Scenario, type Seeded, seed } from './scenarios.ts';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = 50;
+const quick = process.argv.includes('--quick');
+const profile = process.argv.includes('--profile');
+const seconds = Number(process.env.BENCH_DURATION ?? (quick ? 1 : 10));
+const plan: LoadPlan = { seconds, warmup: quick ? 0.5 : 2 };
 const BIN = fileURLToPath(new URL('../packages/server/bin/obolus.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url));
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const postgresUrl = process.env.OBOLUS_BENCH_DATABASE_URL ?? process.env.OBOLUS_TEST_DATABASE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'obolus-bench-'));
-const databaseUrl = process.env.OBOLUS_BENCH_DATABASE_URL ?? join(dir, 'bench.db');
-const children: ChildProcess[] = [];
+let nextPort = 40000 + Math.floor(Math.random() * 20000);
 
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const match = ready.exec(out);
-      if (match) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
+interface Target {
+  engine: Run['engine'];
+  workers: number;
+  url: string;
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(url, init);
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return res.json();
+/** A PostgreSQL schema of its own for one run, dropped at the end. */
+async function withSchema<T>(url: string, work: (url: string) => Promise<T>): Promise<T> {
+  const schema = `obolus_bench_${process.pid}_${Date.now()}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  try {
+    const scoped = new URL(url);
+    scoped.searchParams.set('options', `-c search_path=${schema}`);
+    return await work(scoped.toString());
+  } finally {
+    await client.query(`drop schema ${schema} cascade`);
+    await client.end();
+  }
 }
 
-interface Result {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+function createAccount(env: Record<string, string>): Keys {
+  const out = execFileSync(
+    process.execPath,
+    [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'b@example.com', '--json'],
+    {
+      env: { ...process.env, ...env },
+    },
+  );
+  const account = JSON.parse(out.toString());
+  return { secret: account.secret_key, client: account.client_key };
 }
 
-async function load(name: string, options: autocannon.Options): Promise<Result> {
-  process.stderr.write(`  ${name}: ${DURATION} s at ${CONNECTIONS} connections…\n`);
-  await autocannon({ ...options, connections: CONNECTIONS, duration: Math.min(2, DURATION) }); // warm-up
-  const instance = autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
-  autocannon.track(instance as never, { renderProgressBar: process.stderr.isTTY, renderResultsTable: false });
-  const result = await instance;
+let baseline: Record<Scenario, Measured> | undefined;
+
+async function measureBaseline(seeded: Seeded, keys: Keys): Promise<Record<Scenario, Measured>> {
+  const server = await startProcess([BASELINE], { PORT: String(nextPort++) }, /(http:\/\/\S+)\n/);
+  try {
+    for (const kind of ['intent', 'transaction', 'list', 'outcome'] as const) {
+      await fetch(`${server.value}/record/${kind}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(seeded[kind]),
+      });
+    }
+    return await runScenarios('baseline', server.value, keys, seeded, plan, async (count) =>
+      Array.from({ length: count }, () =>
+        JSON.stringify({ pk: keys.client, client_secret: 'x', mode: 'sandbox', card: 'x.y.z' }),
+      ),
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+async function benchTarget(target: Target): Promise<Run> {
+  const name = target.engine === 'postgres' ? `postgres x${target.workers}` : 'sqlite';
+  process.stderr.write(`\n${name}\n`);
+  const env = { OBOLUS_DATABASE_URL: target.url, OBOLUS_LOG_LEVEL: 'info', OBOLUS_WEBHOOKS_POLL_MS: '1000' };
+  const keys = createAccount(env);
+  const port = nextPort++;
+  const base = `http://127.0.0.1:${port}`;
+  const profiling = profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles', name.replace(' ', '-'))}`]
+    : [];
+  const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
+  const server = await startProcess(
+    [...profiling, BIN, 'serve', ...workers],
+    { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
+    /(\/metrics)/,
+  );
+  try {
+    const seeded = await seed(base, keys);
+    baseline ??= await measureBaseline(seeded, keys);
+    const measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count));
+    return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline) };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function widget(): Promise<Record<string, unknown>> {
+  if (!existsSync('/usr/bin/chromium')) {
+    process.stderr.write('widget: skipped (no /usr/bin/chromium; apt-get install -y chromium)\n');
+    return {};
+  }
+  process.stderr.write('\nwidget (gzipped size, time to an interactive card form)\n');
+  const { benchWidget } = await import('./widget.ts');
+  const result = await benchWidget(quick ? 3 : 9);
   return {
-    name,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
+    widget: {
+      gzip_bytes: result.gzipBytes,
+      interactive_ms: result.interactiveMs,
+      page_interactive_ms: result.pageInteractiveMs,
+    },
   };
-}
-
-async function seedTransaction(base: string, pk: string, sk: string): Promise<string> {
-  const intent = await json(`${base}/api/v1/payment-intents`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${sk}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ amount: 2000, currency: 'USD', mode: 'sandbox' }),
-  });
-  const jwk = (await json(`${base}/embed/v1/jwks.json`)).keys[0] as JWK;
-  const plain = { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123', name: 'Bench Shopper' };
-  const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(plain)))
-    // Bound to its intent like the widget's (docs/decisions/0080).
-    .setProtectedHeader({
-      alg: 'RSA-OAEP-256',
-      enc: 'A256GCM',
-      kid: jwk.kid as string,
-      payment_intent: intent.id,
-      iat: Math.floor(Date.now() / 1000),
-      jti: randomBytes(16).toString('base64url'),
-    })
-    .encrypt(await importJWK(jwk, 'RSA-OAEP-256'));
-  const outcome = await json(`${base}/embed/v1/confirm`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ pk, client_secret: intent.client_secret, mode: 'sandbox', card: jwe }),
-  });
-  return outcome.transaction_id;
-}
-
-function row(r: Result, base?: Result, target?: number): string {
-  const ratio = base ? r.rps / base.rps : undefined;
-  const verdict =
-    ratio === undefined || target === undefined ? '' : ratio >= target ? `ok (>= ${target}x)` : `BELOW ${target}x`;
-  return [
-    r.name.padEnd(44),
-    `${Math.round(r.rps)}`.padStart(8),
-    `${r.p50}`.padStart(6),
-    `${r.p99}`.padStart(6),
-    `${r.errors}`.padStart(6),
-    (ratio === undefined ? '' : `${ratio.toFixed(2)}x`).padStart(7),
-    ` ${verdict}`,
-  ].join(' ');
 }
 
 async function main(): Promise<void> {
-  console.error(
-    `Obolus benchmark (${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}), ${DURATION} s per scenario`,
+  const started = Date.now();
+  process.stderr.write(
+    `Obolus benchmark: ${seconds} s per scenario at ${CONNECTIONS} connections${quick ? ' (quick)' : ''}\n`,
   );
-  const env = { OBOLUS_DATABASE_URL: databaseUrl, OBOLUS_LOG_LEVEL: 'info' };
-  const account = JSON.parse(
-    execFileSync(
-      process.execPath,
-      [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'bench@example.com', '--json'],
-      {
-        env: { ...process.env, ...env },
-      },
-    ).toString(),
-  );
-  const basePort = 40000 + Math.floor(Math.random() * 10000);
-  const baseline = await startProcess([BASELINE], { PORT: String(basePort) }, /(http:\/\/\S+)\n/);
-  const obolus = `http://127.0.0.1:${basePort + 1}`;
-  await startProcess([BIN, 'serve'], { ...env, PORT: String(basePort + 1), OBOLUS_BASE_URL: obolus }, /(\/metrics)/);
-  const txId = await seedTransaction(obolus, account.client_key, account.secret_key);
-  const record = await json(`${obolus}/api/v1/transactions/${txId}`, {
-    headers: { authorization: `Bearer ${account.secret_key}` },
-  });
-  await json(`${baseline}/record`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(record),
-  });
-
-  const body = JSON.stringify({ amount: 2000, currency: 'USD', mode: 'sandbox', reference: 'order-1' });
-  const post = { method: 'POST' as const, body, headers: { 'content-type': 'application/json' } };
-  const auth = { authorization: `Bearer ${account.secret_key}` };
-  const results = {
-    basePost: await load('baseline POST /api/v1/payment-intents', {
-      url: `${baseline}/api/v1/payment-intents`,
-      ...post,
-    }),
-    post: await load('obolus POST /api/v1/payment-intents (durable)', {
-      url: `${obolus}/api/v1/payment-intents`,
-      ...post,
-      headers: { ...post.headers, ...auth },
-    }),
-    baseGet: await load('baseline GET /api/v1/transactions/{id}', { url: `${baseline}/api/v1/transactions/${txId}` }),
-    get: await load('obolus GET /api/v1/transactions/{id}', {
-      url: `${obolus}/api/v1/transactions/${txId}`,
-      headers: auth,
-    }),
-  };
-
-  console.log(
-    `\n${'scenario'.padEnd(44)} ${'req/s'.padStart(8)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)} ${'errors'.padStart(6)} ${'ratio'.padStart(7)}`,
-  );
-  console.log(row(results.basePost));
-  console.log(row(results.post, results.basePost, 0.6));
-  console.log(row(results.baseGet));
-  console.log(row(results.get, results.baseGet, 0.6));
-  console.log(`create-intent p99 ${results.post.p99} ms at ${CONNECTIONS} connections (target <= 30 ms)`);
-
-  if (existsSync('/usr/bin/chromium')) {
-    const { benchWidget } = await import('./widget.ts');
-    const widget = await benchWidget();
-    console.log(`widget JavaScript ${(widget.gzipBytes / 1024).toFixed(1)} KB gzipped (target < 30 KB)`);
-    console.log(`widget card form interactive in ${Math.round(widget.interactiveMs)} ms on loopback (target < 300 ms)`);
-  } else {
-    console.log('widget: skipped (no /usr/bin/chromium; apt-get install -y chromium)');
+  const runs: Run[] = [await benchTarget({ engine: 'sqlite', workers: 1, url: join(dir, 'bench.db') })];
+  if (postgresUrl) {
+    for (const workers of [1, 2]) {
+      runs.push(await withSchema(postgresUrl, (url) => benchTarget({ engine: 'postgres', workers, url })));
+    }
   }
+  const extra: Record<string, unknown> = { duration_s: seconds, connections: CONNECTIONS, ...(await widget()) };
+  console.log(`\n${table(runs)}`);
+  const w = extra.widget as { gzip_bytes: number; interactive_ms: number } | undefined;
+  if (w)
+    console.log(
+      `widget: ${(w.gzip_bytes / 1024).toFixed(1)} KB gzipped, card form interactive in ${w.interactive_ms} ms`,
+    );
+  writeResults(join(RESULTS, 'latest.json'), runs, extra);
+  process.stderr.write(`\nwrote bench/results/latest.json in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
 try {
   await main();
 } finally {
-  for (const child of children) child.kill('SIGTERM');
+  await stopAll();
   rmSync(dir, { recursive: true, force: true });
 }

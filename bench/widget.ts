@@ -67,7 +67,7 @@ function gzipSize(url: string): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-export async function benchWidget(): Promise<WidgetBenchResult> {
+export async function benchWidget(runs = RUNS): Promise<WidgetBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'obolus-bench-widget-'));
   const port = await freePort();
   const obolusUrl = `http://127.0.0.1:${port}`;
@@ -94,7 +94,7 @@ export async function benchWidget(): Promise<WidgetBenchResult> {
 
     const widgetTimes: number[] = [];
     const pageTimes: number[] = [];
-    for (let run = 0; run <= RUNS; run++) {
+    for (let run = 0; run <= runs; run++) {
       const intent = (await (
         await fetch(`${obolusUrl}/api/v1/payment-intents`, {
           method: 'POST',

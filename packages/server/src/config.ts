@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** OBOLUS_DATABASE_POOL_SIZE: PostgreSQL connections of each process (`serve --workers N` opens N pools). */
+  databasePoolSize: number;
   /** Public address of the intents API, /embed and the hosted pages. */
   baseUrl: string;
   /** Public address of transaction retrieval and the dashboard. */
@@ -53,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     databaseUrl,
+    databasePoolSize: parsePoolSize(env.OBOLUS_DATABASE_POOL_SIZE ?? '10'),
     baseUrl,
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
@@ -104,6 +107,14 @@ function parseReviewAfter(text: string): number {
     throw new Error(`OBOLUS_REVIEW_UNKNOWN_AFTER_MS must be ${MINUTE}..${30 * DAY} milliseconds, got '${text}'`);
   }
   return ms;
+}
+
+function parsePoolSize(text: string): number {
+  const size = Number(text);
+  if (!/^\d+$/.test(text) || size < 1 || size > 1000) {
+    throw new Error(`OBOLUS_DATABASE_POOL_SIZE must be 1..1000 connections, got '${text}'`);
+  }
+  return size;
 }
 
 function parsePort(text: string, name = 'PORT'): number {

@@ -14,6 +14,7 @@ import { AccountCache } from './store/account-cache.ts';
 import { isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
 import { createRepositories } from './store/repositories.ts';
+import { SqliteHotPaths } from './store/sqlite-hot-paths.ts';
 import { writeRunnerFor } from './store/write-runner.ts';
 
 export interface OpenServicesOptions {
@@ -36,7 +37,10 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     config.databaseUrl,
     isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite',
   );
-  const database = openDatabase(config.databaseUrl, options.schema ? { schema: options.schema } : {});
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    ...(options.schema ? { schema: options.schema } : {}),
+  });
   try {
     await migrateToLatest(database.db, options.onMigration);
     // Secrets written before migration 0020 are sealed on the first start after it.
@@ -46,7 +50,8 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const repos = createRepositories(database.db, secrets, writeRunnerFor(database.engine, database.db));
+  const hot = database.sqlite ? new SqliteHotPaths(database.sqlite) : undefined;
+  const repos = createRepositories(database.db, secrets, writeRunnerFor(database), hot);
   return {
     config,
     clock,

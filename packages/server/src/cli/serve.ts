@@ -1,9 +1,20 @@
-import type { Command } from 'commander';
+import cluster from 'node:cluster';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
 import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
 import { isPostgresUrl } from '../store/database.ts';
+import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
+
+function parseWorkers(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_WORKERS) {
+    throw new InvalidArgumentError(`a whole number of processes, 1 to ${MAX_WORKERS}`);
+  }
+  return n;
+}
 
 export function registerServe(program: Command): void {
   program
@@ -13,24 +24,61 @@ export function registerServe(program: Command): void {
       '--demo',
       'on a first start over a SQLite file, create a demo account (automatic on the default ./data/obolus.db)',
     )
-    .action(async (options: { demo?: boolean }) => {
+    .option(
+      '--workers <n>',
+      'processes sharing the port and the database (PostgreSQL only: SQLite has one writer)',
+      parseWorkers,
+      1,
+    )
+    .action(async (options: { workers: number; demo?: boolean }, command: Command) => {
       const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      if (cluster.isWorker) return runWorker(config, logger);
+      if (options.workers > 1 && !isPostgresUrl(config.databaseUrl)) {
+        command.error(
+          `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
+            'the embedded SQLite store has one writer, so it runs as one process. Drop --workers, or use PostgreSQL.',
+          { exitCode: 2, code: 'obolus.workers' },
+        );
+      }
       const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';
       const demoWanted = wantsDemoAccount(engine, Boolean(process.env.OBOLUS_DATABASE_URL), options.demo === true);
-      const logger = createLogger(config.logLevel);
-      const server = await startServer(config, logger, {
-        onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
-      });
-      const demo = demoWanted ? await ensureDemoAccount(server.services) : null;
-      writeAfterLogs(logger, banner(config, server.services.database.location, demo, server.metricsUrl));
+      const running =
+        options.workers > 1
+          ? await runPrimary(config, logger, options.workers)
+          : await serveOne(config, logger, demoWanted);
+      writeAfterLogs(logger, banner(config, running, options.workers));
       const stop = async (signal: string) => {
         logger.info({ signal }, 'shutting down');
-        await server.close();
+        await running.stop();
         logger.flush();
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+/** One process: the server, its background work, and the demo account on a first start when wanted. */
+async function serveOne(config: Config, logger: Logger, demoWanted: boolean): Promise<Running> {
+  const server = await startServer(config, logger, {
+    onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+  });
+  const demo = demoWanted ? await ensureDemoAccount(server.services) : null;
+  return {
+    location: server.services.database.location,
+    demo,
+    metricsUrl: server.metricsUrl,
+    stop: () => server.close(),
+  };
+}
+
+/** What the banner tells of the processes that were started. */
+export interface Running {
+  location: string;
+  demo: DemoAccount | null;
+  /** Of this process, or of the first worker that took the port. */
+  metricsUrl: string | null;
+  stop(): Promise<void>;
 }
 
 type BannerConfig = Pick<Config, 'baseUrl' | 'appUrl'>;
@@ -42,6 +90,7 @@ export function bannerAddresses(config: BannerConfig, metricsUrl: string | null)
     ['Start page', `${baseUrl}/`],
     ['Payment intents', `${baseUrl}/api/v1/payment-intents`],
     ['Dashboard', `${appUrl}/dashboard   (set a password: npx obolus accounts set-password <account-id>)`],
+    ['API reference', `${baseUrl}/docs`],
     ['Health', `${baseUrl}/healthz   ${baseUrl}/readyz`],
     ['Metrics', metricsUrl ?? 'off (OBOLUS_METRICS_PORT)'],
   ];
@@ -49,15 +98,15 @@ export function bannerAddresses(config: BannerConfig, metricsUrl: string | null)
 
 export function banner(
   config: BannerConfig,
-  location: string,
-  demo: DemoAccount | null,
-  metricsUrl: string | null,
+  running: Pick<Running, 'location' | 'demo' | 'metricsUrl'>,
+  workers = 1,
 ): string {
   const { baseUrl } = config;
-  const lines = [``, `Obolus is running at ${baseUrl}  (database: ${location})`, ``];
-  if (demo) lines.push(...demoLines(baseUrl, demo));
+  const processes = workers > 1 ? `, ${workers} worker processes` : '';
+  const lines = [``, `Obolus is running at ${baseUrl}  (database: ${running.location}${processes})`, ``];
+  if (running.demo) lines.push(...demoLines(baseUrl, running.demo));
   else lines.push(`Accounts: npx obolus accounts list   (a new secret key: npx obolus keys roll <account-id>)`, ``);
-  const addresses = bannerAddresses(config, metricsUrl);
+  const addresses = bannerAddresses(config, running.metricsUrl);
   const width = Math.max(...addresses.map(([label]) => label.length)) + 2;
   for (const [label, urls] of addresses) lines.push(`  ${label.padEnd(width)}${urls}`);
   lines.push(``);

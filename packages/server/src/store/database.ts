@@ -6,6 +6,8 @@ import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import type { SqliteConnections } from './sqlite-hot-paths.ts';
+import { SqliteWriter } from './sqlite-writer.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -14,6 +16,8 @@ export interface DatabaseHandle {
   engine: Engine;
   /** Where the data lives, for humans (never carries a password). */
   location: string;
+  /** SQLite only: the native connections, for the hot paths (store/sqlite-hot-paths.ts). */
+  sqlite?: SqliteConnections;
   close(): Promise<void>;
 }
 
@@ -37,28 +41,46 @@ export function openDatabase(url: string = DEFAULT_SQLITE_PATH, options: OpenOpt
 function openSqlite(path: string): DatabaseHandle {
   const file = resolve(path);
   mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  const writer = new SQLite(file);
   // WAL lets readers run beside the writer; FULL makes every commit durable before we answer.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = FULL');
+  writer.pragma('busy_timeout = 5000');
+  writer.pragma('foreign_keys = ON');
+  // A write burst grows the WAL; after each checkpoint it is cut back to this size, so that
+  // reads after the burst do not search (and the disk does not keep) a long log.
+  writer.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  // The reader sees the last commit, never a group commit in flight, and never waits for one.
+  const reader = new SQLite(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writer) }) });
+  // The hot write path's own connection, on a thread of its own (store/sqlite-writer.ts).
+  const thread = new SqliteWriter(file);
+  const close = async () => {
+    await thread.close();
+    await db.destroy();
+    reader.close();
+  };
+  return { db, engine: 'sqlite', location: file, sqlite: { writer, reader, thread }, close };
 }
+
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew; preparing costs more than running a small query. The
  * same SQL text always gets the same prepared statement (Kysely never streams from one, so
- * a statement is never in use twice at once).
+ * a statement is never in use twice at once). Transactions begin IMMEDIATE: with a second
+ * writer (the writer thread), a deferred one that read first could not upgrade to write
+ * (SQLITE_BUSY without waiting); an immediate one waits its turn (busy_timeout).
  */
 function withStatementCache(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare: (source: string) => {
+    prepare: (text: string) => {
+      const source = /^begin$/i.test(text.trim()) ? 'begin immediate' : text;
       let statement = cache.get(source);
       if (!statement) {
         statement = sqlite.prepare(source);

@@ -22,6 +22,7 @@ import { WebhookDeliveriesRepository } from './repos/webhook-deliveries.ts';
 import { WebhookEndpointsRepository } from './repos/webhook-endpoints.ts';
 import { WebhookFanoutRepository } from './repos/webhook-fanout.ts';
 import type { Database } from './schema.ts';
+import type { SqliteHotPaths } from './sqlite-hot-paths.ts';
 import { TransactionPerWrite, type WriteRunner } from './write-runner.ts';
 
 export interface Repositories {
@@ -55,18 +56,20 @@ export interface Repositories {
 
 /**
  * `secrets` seals card-encryption keys and webhook secrets at rest (crypto/master-key.ts);
- * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts).
+ * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts);
+ * `hot`, on SQLite, runs the hottest queries as prepared statements (store/sqlite-hot-paths.ts).
  */
 export function createRepositories(
   db: Kysely<Database>,
   secrets: SecretBox,
   writes: WriteRunner = new TransactionPerWrite(db),
+  hot?: SqliteHotPaths,
 ): Repositories {
   return {
-    accounts: new AccountsRepository(db),
-    intents: new IntentsRepository(db, writes),
+    accounts: new AccountsRepository(db, hot),
+    intents: new IntentsRepository(db, writes, hot),
     idempotency: new IdempotencyRepository(db, writes),
-    transactions: new TransactionsRepository(db),
+    transactions: new TransactionsRepository(db, hot),
     payments: new PaymentsRepository(db, writes),
     cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db, secrets),

@@ -1,5 +1,6 @@
+import type SQLite from 'better-sqlite3';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Engine } from './database.ts';
+import type { DatabaseHandle } from './database.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -38,11 +39,14 @@ interface Pending {
  */
 export class GroupCommit implements WriteRunner {
   readonly #db: Kysely<Database>;
+  readonly #savepoint: Savepoints;
   #queue: Pending[] = [];
   #scheduled = false;
 
-  constructor(db: Kysely<Database>) {
+  /** `writer`: Kysely's own connection, to set savepoints without building a query each time. */
+  constructor(db: Kysely<Database>, writer?: SQLite.Database) {
     this.#db = db;
+    this.#savepoint = writer ? nativeSavepoints(writer) : kyselySavepoints;
   }
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -62,15 +66,14 @@ export class GroupCommit implements WriteRunner {
     const settled: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       await this.#db.transaction().execute(async (trx) => {
-        for (const [i, item] of batch.entries()) {
-          const name = sql.raw(`w${i}`);
-          await sql`savepoint ${name}`.execute(trx);
+        for (const item of batch) {
+          await this.#savepoint.set(trx);
           try {
             settled.push({ ok: true, value: await item.work(trx) });
-            await sql`release savepoint ${name}`.execute(trx);
+            await this.#savepoint.release(trx);
           } catch (error) {
-            await sql`rollback to savepoint ${name}`.execute(trx);
-            await sql`release savepoint ${name}`.execute(trx);
+            await this.#savepoint.rollback(trx);
+            await this.#savepoint.release(trx);
             settled.push({ ok: false, error });
           }
         }
@@ -87,6 +90,32 @@ export class GroupCommit implements WriteRunner {
   }
 }
 
-export function writeRunnerFor(engine: Engine, db: Kysely<Database>): WriteRunner {
-  return engine === 'sqlite' ? new GroupCommit(db) : new TransactionPerWrite(db);
+interface Savepoints {
+  set(trx: Transaction<Database>): Promise<unknown> | undefined;
+  release(trx: Transaction<Database>): Promise<unknown> | undefined;
+  rollback(trx: Transaction<Database>): Promise<unknown> | undefined;
+}
+
+/** One savepoint name serves every unit: each is released before the next is set. */
+const kyselySavepoints: Savepoints = {
+  set: (trx) => sql`savepoint unit`.execute(trx),
+  release: (trx) => sql`release savepoint unit`.execute(trx),
+  rollback: (trx) => sql`rollback to savepoint unit`.execute(trx),
+};
+
+function nativeSavepoints(writer: SQLite.Database): Savepoints {
+  const set = writer.prepare('savepoint unit');
+  const release = writer.prepare('release savepoint unit');
+  const rollback = writer.prepare('rollback to savepoint unit');
+  return {
+    set: () => void set.run(),
+    release: () => void release.run(),
+    rollback: () => void rollback.run(),
+  };
+}
+
+export function writeRunnerFor(database: DatabaseHandle): WriteRunner {
+  return database.engine === 'sqlite'
+    ? new GroupCommit(database.db, database.sqlite?.writer)
+    : new TransactionPerWrite(database.db);
 }

@@ -5,6 +5,8 @@ import { freePort, type TestServer } from './server.ts';
 export interface SecondProcess {
   url: string;
   stop(): Promise<void>;
+  /** SIGKILL: no goodbye, as when the machine loses the process. */
+  kill(): Promise<void>;
 }
 
 /** The database URL a separate process needs to reach the same data as `t`. */
@@ -15,16 +17,23 @@ function databaseUrlOf(t: TestServer): string {
   return url.toString();
 }
 
-/** Another `obolus serve` process over the same database as `t`: a second node of a cluster. */
-export async function startSecondProcess(t: TestServer): Promise<SecondProcess> {
+/**
+ * Another `obolus serve` process over the same database as `t`: a second node of a cluster.
+ * `args` are added to `serve` (e.g. --workers 2), `env` to its environment.
+ */
+export async function startSecondProcess(
+  t: TestServer,
+  options: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<SecondProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve', ...(options.args ?? [])], {
     env: {
       ...process.env,
       OBOLUS_DATABASE_URL: databaseUrlOf(t),
       PORT: String(port),
       OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
       OBOLUS_LOG_LEVEL: 'warn',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,13 +56,12 @@ export async function startSecondProcess(t: TestServer): Promise<SecondProcess> 
       reject(new Error(`second process exited with ${code}: ${output}`));
     });
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        child.removeAllListeners('exit');
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const end = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      child.removeAllListeners('exit');
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return { url: `http://127.0.0.1:${port}`, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

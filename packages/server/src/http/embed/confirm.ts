@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
 import { accountForClientKey } from './payment-deps.ts';
 
-const ConfirmIn = Type.Object(
+export const ConfirmIn = Type.Object(
   {
     pk: Type.String({ maxLength: 100 }),
     client_secret: Type.String({ maxLength: 200 }),

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Account, AccountStatus, AccountStore, SecretKeyRecord } from '../../domain/accounts.ts';
 import type { AccountId } from '../../ids.ts';
 import type { AccountsTable, Database, SecretKeysTable } from '../schema.ts';
+import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 
 function toAccount(row: Selectable<AccountsTable>): Account {
   return {
@@ -36,8 +37,10 @@ const keyRow = (key: SecretKeyRecord) => ({
 
 export class AccountsRepository implements AccountStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #hot: SqliteHotPaths | undefined;
+  constructor(db: Kysely<Database>, hot?: SqliteHotPaths) {
     this.#db = db;
+    this.#hot = hot;
   }
 
   async insert(account: Account, key: SecretKeyRecord): Promise<void> {
@@ -60,7 +63,12 @@ export class AccountsRepository implements AccountStore {
     });
   }
 
+  /** On every authenticated request (the account's status must be current): a hot path. */
   async find(id: string): Promise<Account | undefined> {
+    if (this.#hot) {
+      const found = this.#hot.findAccount(id);
+      return found && toAccount(found);
+    }
     const row = await this.#db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toAccount(row);
   }

@@ -24,7 +24,10 @@ export function toEvent(row: Selectable<EventsTable>): StoredEvent {
  */
 export async function appendEvents(trx: Kysely<Database>, drafts: EventDraft[], now: number): Promise<StoredEvent[]> {
   const stored: StoredEvent[] = [];
+  const listened = new Map<string, boolean>();
   for (const draft of drafts) {
+    const audience = `${draft.accountId} ${draft.mode}`;
+    if (!listened.has(audience)) listened.set(audience, await hasListener(trx, draft));
     const last = await trx
       .selectFrom('events')
       .select((eb) => eb.fn.max('object_seq').as('seq'))
@@ -53,9 +56,24 @@ export async function appendEvents(trx: Kysely<Database>, drafts: EventDraft[], 
         object_seq: event.objectSeq,
         data: JSON.stringify(event.object),
         created_at: event.createdAt,
+        // Nobody to deliver to: born fanned out, so the dispatcher never passes over it.
+        fanned_out_at: listened.get(audience) ? null : now,
       })
       .execute();
     stored.push(event);
   }
   return stored;
+}
+
+/** Whether an enabled endpoint of the event's account and mode exists (endpoints get events from their creation on). */
+async function hasListener(trx: Kysely<Database>, draft: EventDraft): Promise<boolean> {
+  const found = await trx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('account_id', '=', draft.accountId)
+    .where('mode', '=', draft.mode)
+    .where('enabled', '=', 1)
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
 }

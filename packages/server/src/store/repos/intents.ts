@@ -4,6 +4,7 @@ import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domai
 import type { AccountId, IntentId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
+import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
 
@@ -58,12 +59,15 @@ export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
 export class IntentsRepository implements IntentStore {
   readonly #db: Kysely<Database>;
   readonly #writes: WriteRunner;
-  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
+  readonly #hot: SqliteHotPaths | undefined;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db), hot?: SqliteHotPaths) {
     this.#db = db;
     this.#writes = writes;
+    this.#hot = hot;
   }
 
   async insert(intent: PaymentIntent, events: EventDraft[]): Promise<void> {
+    if (this.#hot) return this.#hot.createIntent(intentRow(intent), events, intent.createdAt);
     await this.#writes.run(async (trx) => {
       await trx.insertInto('payment_intents').values(intentRow(intent)).execute();
       await appendEvents(trx, events, intent.createdAt);
@@ -71,6 +75,10 @@ export class IntentsRepository implements IntentStore {
   }
 
   async find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined> {
+    if (this.#hot) {
+      const found = this.#hot.findIntent(accountId, id);
+      return found && toIntent(found);
+    }
     const row = await this.#db
       .selectFrom('payment_intents')
       .selectAll()

@@ -5,6 +5,7 @@ import type { Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
+import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 
 export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
   return {
@@ -102,11 +103,17 @@ export function transactionRow(tx: Transaction): TransactionsTable {
 
 export class TransactionsRepository {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #hot: SqliteHotPaths | undefined;
+  constructor(db: Kysely<Database>, hot?: SqliteHotPaths) {
     this.#db = db;
+    this.#hot = hot;
   }
 
   async find(accountId: string, id: string): Promise<Transaction | undefined> {
+    if (this.#hot) {
+      const found = this.#hot.findTransaction(accountId, id);
+      return found && toTransaction(found);
+    }
     const row = await this.#db
       .selectFrom('transactions')
       .selectAll()

@@ -27,7 +27,7 @@ export const ListTransactionsQuery = Type.Object(
 );
 type ListTransactionsQuery = Static<typeof ListTransactionsQuery>;
 
-const TransactionListOut = Type.Object({
+export const TransactionListOut = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(TransactionOut),
   has_more: Type.Boolean(),

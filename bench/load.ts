@@ -1,0 +1,63 @@
+/** One load: autocannon against one URL, a warm-up first, reduced to the figures the report shows. */
+import autocannon from 'autocannon';
+
+export const CONNECTIONS = 50;
+
+export interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  errors: number;
+  requests: number;
+}
+
+export interface LoadPlan {
+  /** Seconds of load measured, after `warmup` seconds not measured. */
+  seconds: number;
+  warmup: number;
+}
+
+/**
+ * `bodies`, when given, sends each request its own body (e.g. a confirm per intent) and
+ * stops when they run out; otherwise the same request repeats for `plan.seconds`.
+ */
+export async function measure(
+  label: string,
+  options: autocannon.Options,
+  plan: LoadPlan,
+  bodies?: () => string | undefined,
+): Promise<Measured> {
+  process.stderr.write(`  ${label.padEnd(58)}`);
+  const base = { ...options, connections: CONNECTIONS };
+  if (!bodies && plan.warmup > 0) {
+    await autocannon({ ...base, duration: plan.warmup });
+    await drain(options);
+  }
+  const result = await autocannon({
+    ...base,
+    duration: plan.seconds,
+    ...(bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies() ?? '{}' }) }] } : {}),
+  } as autocannon.Options);
+  const seconds = result.duration || plan.seconds;
+  const measured: Measured = {
+    rps: Math.round(result.requests.total / seconds),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    p999_ms: (result.latency as unknown as Record<string, number>).p99_9 ?? result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+    requests: result.requests.total,
+  };
+  process.stderr.write(`${String(measured.rps).padStart(7)} req/s  p99 ${measured.p99_ms} ms\n`);
+  return measured;
+}
+
+/**
+ * The warm-up ends with requests still in the server; one more request, queued behind
+ * them, returns when they are done, so they do not count against the measured seconds.
+ */
+async function drain(options: autocannon.Options): Promise<void> {
+  const init: RequestInit = { method: options.method ?? 'GET', headers: options.headers as Record<string, string> };
+  if (options.body) init.body = options.body as string;
+  await (await fetch(options.url, init)).arrayBuffer();
+}

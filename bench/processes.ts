@@ -1,0 +1,50 @@
+/** The processes a bench run starts (servers under test, the baseline), and their orderly end. */
+import { type ChildProcess, spawn } from 'node:child_process';
+
+const children = new Set<ChildProcess>();
+
+/** Starts `node args…` and resolves with the first match group of `ready` in its stdout. */
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let err = '';
+  child.stderr?.on('data', (d) => {
+    err = (err + d).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const match = ready.exec(out);
+      if (match) resolve({ value: match[1] as string, stop: () => stopProcess(child) });
+    });
+    child.once('exit', (code) => {
+      children.delete(child);
+      reject(new Error(`${args.join(' ')} exited with ${code}\n${err}`));
+    });
+  });
+}
+
+export interface Started {
+  value: string;
+  /** SIGTERM, then waits for the exit (a CPU profile is written on the way out). */
+  stop(): Promise<void>;
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      children.delete(child);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Ends whatever is still running (an interrupted run). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map(stopProcess));
+}

@@ -1,0 +1,109 @@
+/** The bench's table on stdout and its JSON in bench/results/latest.json (shape: docs/performance.md). */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, type as osType, release, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import type { Measured } from './load.ts';
+import { SCENARIOS, type Scenario } from './scenarios.ts';
+
+export interface ScenarioFigures {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  errors: number;
+  baseline_rps: number;
+  ratio: number;
+}
+
+export interface Run {
+  engine: 'sqlite' | 'postgres';
+  workers: number;
+  scenarios: Record<Scenario, ScenarioFigures>;
+}
+
+/** Targets of issue 14: a ratio to the baseline, and for create a p99 at 50 connections. */
+const TARGETS: Partial<Record<Scenario, { ratio: number; p99_ms?: number }>> = {
+  create_intent: { ratio: 0.3, p99_ms: 15 },
+  retrieve_transaction: { ratio: 0.4 },
+  retrieve_intent: { ratio: 0.4 },
+};
+
+export function figures(
+  measured: Record<Scenario, Measured>,
+  baseline: Record<Scenario, Measured>,
+): Record<Scenario, ScenarioFigures> {
+  const out = {} as Record<Scenario, ScenarioFigures>;
+  for (const name of SCENARIOS) {
+    const { rps, p50_ms, p99_ms, p999_ms, errors } = measured[name];
+    const baseline_rps = baseline[name].rps;
+    out[name] = { rps, p50_ms, p99_ms, p999_ms, errors, baseline_rps, ratio: round2(rps / baseline_rps) };
+  }
+  return out;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+function verdict(name: Scenario, f: ScenarioFigures): string {
+  const target = TARGETS[name];
+  if (!target) return '';
+  const misses = [
+    f.ratio < target.ratio ? `ratio < ${target.ratio}` : '',
+    target.p99_ms !== undefined && f.p99_ms > target.p99_ms ? `p99 > ${target.p99_ms} ms` : '',
+  ].filter(Boolean);
+  return misses.length === 0 ? 'ok' : `MISSED: ${misses.join(', ')}`;
+}
+
+export function table(runs: Run[]): string {
+  const head = ['engine', 'scenario', 'req/s', 'p50', 'p99', 'p99.9', 'errors', 'baseline', 'ratio', 'target'];
+  const rows = runs.flatMap((run) =>
+    SCENARIOS.map((name) => {
+      const f = run.scenarios[name];
+      const engine = run.engine === 'postgres' ? `postgres x${run.workers}` : run.engine;
+      return [
+        engine,
+        name,
+        f.rps,
+        f.p50_ms,
+        f.p99_ms,
+        f.p999_ms,
+        f.errors,
+        f.baseline_rps,
+        `${f.ratio}x`,
+        verdict(name, f),
+      ];
+    }),
+  );
+  const cells = [head, ...rows].map((r) => r.map(String));
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => (r[i] as string).length)));
+  return cells
+    .map((r) =>
+      r.map((c, i) => (i < 2 || i === 9 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  '),
+    )
+    .join('\n');
+}
+
+export function machine() {
+  const cores = cpus();
+  return {
+    cpus: cores.length,
+    cpu_model: cores[0]?.model ?? 'unknown',
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    os: `${osType()} ${release()}`,
+  };
+}
+
+export function writeResults(file: string, runs: Run[], extra: Record<string, unknown>): void {
+  const [first] = runs;
+  if (!first) return;
+  const result = {
+    machine: machine(),
+    node: process.version,
+    engine: first.engine,
+    workers: first.workers,
+    scenarios: first.scenarios,
+    runs,
+    ...extra,
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+}

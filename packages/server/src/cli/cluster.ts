@@ -1,0 +1,78 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { startServer } from '../server.ts';
+import { openServices } from '../services.ts';
+import type { Running } from './serve.ts';
+
+/** The most processes `serve --workers` starts: far more than cores only adds switching. */
+export const MAX_WORKERS = 64;
+
+/**
+ * `obolus serve --workers N`, primary side (PostgreSQL only, so never a demo account): migrates once, then
+ * forks N workers that share the port (node:cluster hands out connections) and only the
+ * database. Background loops run in every worker; they lease their work in PostgreSQL, so
+ * any number of processes may run them (docs/operations.md). A worker that dies is replaced.
+ */
+export async function runPrimary(config: Config, logger: Logger, workers: number): Promise<Running> {
+  const services = await openServices(config, {
+    onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+  });
+  await services.database.close();
+  let stopping = false;
+  const fork = () =>
+    new Promise<Worker>((resolve, reject) => {
+      const worker = cluster.fork();
+      let ready = false;
+      worker.once('message', (message) => {
+        ready = message === 'ready';
+        if (ready) resolve(worker);
+      });
+      worker.once('exit', (code, signal) => {
+        if (stopping) return;
+        if (!ready) return reject(new Error(`a worker exited with ${code ?? signal} before it served`));
+        // Died while serving: the others carry on, and a new one takes its place.
+        logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+        fork().catch((error) => logger.error({ err: error }, 'could not replace a worker'));
+      });
+    });
+  const stop = async () => {
+    stopping = true;
+    const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(
+      running.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+  try {
+    await Promise.all(Array.from({ length: workers }, fork));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const metricsUrl = config.metrics ? `http://${config.metrics.host}:${config.metrics.port}/metrics` : null;
+  return { location: services.database.location, demo: null, metricsUrl, stop };
+}
+
+/** Worker side: one server on the shared port; says "ready" to the primary, ends on SIGTERM. */
+export async function runWorker(config: Config, logger: Logger): Promise<void> {
+  const server = await startServer(config, logger).catch((error) => {
+    logger.fatal({ err: error }, 'worker could not start');
+    logger.flush();
+    process.exit(1);
+  });
+  const stop = async () => {
+    await server.close();
+    logger.flush();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => {}); // the primary decides; a terminal's Ctrl-C reaches every process
+  process.send?.('ready');
+}

@@ -1,0 +1,108 @@
+import type SQLite from 'better-sqlite3';
+import type { EventDraft } from '../domain/events.ts';
+import { newEventId } from '../domain/events.ts';
+import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
+import type { SqliteWriter } from './sqlite-writer.ts';
+
+/**
+ * The embedded store's connections: Kysely's (`writer`: group commits of the other write
+ * paths), a reader (WAL snapshots), and the hot write path's writer thread.
+ */
+export interface SqliteConnections {
+  writer: SQLite.Database;
+  reader: SQLite.Database;
+  thread: SqliteWriter;
+}
+
+const INTENT_COLUMNS = [
+  'id',
+  'account_id',
+  'amount',
+  'currency',
+  'status',
+  'mode',
+  'client_secret',
+  'reference',
+  'externalid',
+  'descriptor',
+  'description',
+  'theme',
+  'metadata',
+  'product_id',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'last_transaction_id',
+  'failed_attempts',
+] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
+
+const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')})
+  values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
+
+/**
+ * One statement per event: its sequence number is the object's next, and an event of an
+ * account that has no enabled endpoint in its mode is born fanned out, so the dispatcher
+ * never makes a second pass over it (docs/decisions/0120-embedded-store-hot-paths.md).
+ */
+const APPEND_EVENT = `insert into events
+  (id, account_id, type, mode, object_type, object_id, object_seq, data, created_at, fanned_out_at)
+  values (@id, @account_id, @type, @mode, @object_type, @object_id,
+    (select coalesce(max(object_seq), 0) + 1 from events where object_id = @object_id),
+    @data, @created_at,
+    case when exists (select 1 from webhook_endpoints
+      where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)`;
+
+const FIND_ACCOUNT = 'select * from accounts where id = ?';
+const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
+const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id = ?';
+
+/**
+ * The hot paths of the embedded store (an account's status on every authenticated request,
+ * creating and retrieving intents, retrieving transactions) as prepared statements on the connections
+ * themselves: building and compiling a query with Kysely cost more than running it
+ * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
+ * one unit; reads use the reader and see the last commit, never a batch in flight.
+ */
+export class SqliteHotPaths {
+  readonly #thread: SqliteWriter;
+  readonly #findAccount: SQLite.Statement;
+  readonly #findIntent: SQLite.Statement;
+  readonly #findTransaction: SQLite.Statement;
+
+  constructor({ reader, thread }: SqliteConnections) {
+    this.#thread = thread;
+    this.#findAccount = reader.prepare(FIND_ACCOUNT);
+    this.#findIntent = reader.prepare(FIND_INTENT);
+    this.#findTransaction = reader.prepare(FIND_TRANSACTION);
+  }
+
+  /** The intent and its events, atomically; resolves after the commit. */
+  createIntent(row: PaymentIntentsTable, drafts: EventDraft[], now: number): Promise<void> {
+    const events = drafts.map((draft) => ({
+      sql: APPEND_EVENT,
+      params: {
+        id: newEventId(),
+        account_id: draft.accountId,
+        type: draft.type,
+        mode: draft.mode,
+        object_type: draft.objectType,
+        object_id: draft.objectId,
+        data: JSON.stringify(draft.object),
+        created_at: now,
+      },
+    }));
+    return this.#thread.run([{ sql: INSERT_INTENT, params: { ...row } }, ...events]);
+  }
+
+  findAccount(id: string): AccountsTable | undefined {
+    return this.#findAccount.get(id) as AccountsTable | undefined;
+  }
+
+  findIntent(accountId: string, id: string): PaymentIntentsTable | undefined {
+    return this.#findIntent.get(accountId, id) as PaymentIntentsTable | undefined;
+  }
+
+  findTransaction(accountId: string, id: string): TransactionsTable | undefined {
+    return this.#findTransaction.get(accountId, id) as TransactionsTable | undefined;
+  }
+}
