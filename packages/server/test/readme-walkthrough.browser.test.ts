@@ -27,11 +27,16 @@ interface Serve {
   output: () => string;
 }
 
-/** `obolus serve`, what `npm start` runs, on a fresh SQLite file: resolves once the banner is out. */
-function startServe(env: Record<string, string>): Promise<Serve> {
+/**
+ * `obolus serve`, what `npm start` runs, with no database configured in a fresh directory
+ * (so on a fresh ./data/obolus.db, as on a first start): resolves once the banner is out.
+ */
+function startServe(cwd: string, env: Record<string, string>): Promise<Serve> {
   const base = { ...process.env };
   delete base.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK;
+  delete base.OBOLUS_DATABASE_URL;
   const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+    cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,7 +65,7 @@ describe('the README, as written', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://localhost:${port}`;
-    serve = await startServe({ OBOLUS_DATABASE_URL: join(dir, 'obolus.db'), PORT: String(port) });
+    serve = await startServe(dir, { PORT: String(port) });
     const banner = serve.output();
     keys = {
       secret: /Secret key\s+(sk_\w+)/.exec(banner)?.[1] ?? '',

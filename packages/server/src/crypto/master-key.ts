@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /**
@@ -48,6 +48,8 @@ export const masterKeyFileFor = (sqlitePath: string) => join(dirname(resolve(sql
 
 /** Reads the key file, creating it (owner-only) with a fresh key when there is none yet. */
 export function readOrCreateKeyFile(file: string): MasterKey[] {
+  // On a first start the data directory may not exist yet: the database is opened after the key.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, `${newMasterKeyText()}\n`, { flag: 'wx', mode: 0o600 });
   } catch (error) {
