@@ -161,8 +161,8 @@ export interface WebhookEndpointWithSecret {
   created: number;
   /** Unix seconds */
   updated: number;
-  /** whsec_…: verifies the webhook-signature header */
-  secret: string;
+  /** whsec_…: verifies the webhook-signature header. Shown once: absent from an idempotent replay (Idempotent-Replayed: true). */
+  secret?: string;
 }
 
 export interface WebhookDelivery {

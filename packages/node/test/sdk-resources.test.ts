@@ -112,7 +112,7 @@ describe.each(ENGINES)('@obolus/node against a real server (%s)', (engine) => {
       const arrived = receiver.received.filter((w) => w.json?.id === created!.id);
       expect(arrived.length).toBeGreaterThan(0);
       for (const webhook of arrived) {
-        expect(obolus.webhooks.verify(webhook.body, webhook.headers, rolled.secret)).toEqual(created);
+        expect(obolus.webhooks.verify(webhook.body, webhook.headers, rolled.secret as string)).toEqual(created);
       }
       expect(await obolus.webhookEndpoints.delete(endpoint.id)).toEqual({
         id: endpoint.id,

@@ -113,7 +113,8 @@ describe.each(ENGINES)(
       expect(events.json.data.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toContain(
         res.json.transaction_id,
       );
-      const metrics = await s.t.call('GET', '/metrics');
+      // The metrics listener, not the public port (decision 0074).
+      const metrics = { text: await (await fetch(s.t.server.metricsUrl as string)).text() };
       expect(metrics.text).toMatch(/^obolus_payment_attempts_requires_review [1-9]\d*$/m);
     });
 

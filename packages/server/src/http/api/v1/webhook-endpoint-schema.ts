@@ -34,7 +34,13 @@ const endpointFields = {
 export const WebhookEndpointOut = Type.Object(endpointFields);
 export const WebhookEndpointWithSecretOut = Type.Object({
   ...endpointFields,
-  secret: Type.String({ description: 'whsec_…: verifies the webhook-signature header' }),
+  // Shown once: an idempotent replay (Idempotent-Replayed: true) answers without it (decision 0073).
+  secret: Type.Optional(
+    Type.String({
+      description:
+        'whsec_…: verifies the webhook-signature header. Shown once: absent from an idempotent replay (Idempotent-Replayed: true).',
+    }),
+  ),
 });
 export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
 
