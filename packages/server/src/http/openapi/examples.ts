@@ -53,6 +53,12 @@ const transaction = {
   decline_message: null,
   three_d_secure: 'not_required',
   authorization_code: 'A1B2C3',
+  card_funding: 'credit',
+  processor: 'sandbox',
+  processor_payment_id: null,
+  processor_charge_id: null,
+  requires_review: false,
+  late_approval_reversal: null,
   updated: 1793611800.123,
   refunds: [],
 };
