@@ -1,0 +1,214 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiFault } from '../stripe-double/server.ts';
+import { type WebhookFault, type WebhookFormat, WebhookSender } from '../stripe-double/webhooks.ts';
+import { type Answer, ckoId, type Json, Payments } from './payments.ts';
+
+/**
+ * A double of the part of Checkout.com's Payments API Obolus uses, on a loopback port, for
+ * tests and development (`npx obolus dev checkout-double`). It speaks Checkout.com's wire
+ * format (JSON bodies, `Authorization: Bearer sk_…`, Cko-Idempotency-Key: a 2xx answer is
+ * kept 24 h and replayed, a duplicate of a request still running gets 409; webhooks signed
+ * with Cko-Signature) so that the real checkout-sdk-node is what talks to it. Faults (the
+ * Stripe double's menu) are armed through /__double/*. Never expose it.
+ */
+
+export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
+export type { ApiFault };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  authorization: string | null;
+  body: Json;
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Cko-Signature: hex HMAC-SHA256 of the raw body, keyed by the webhook's secret key. */
+export const ckoSignature = (body: string, secret: string) => createHmac('sha256', secret).update(body).digest('hex');
+
+const CKO_FORMAT: WebhookFormat = {
+  envelope: (type, data) => ({ id: ckoId('evt'), type, version: '1.0.33', created_on: new Date().toISOString(), data }),
+  headers: (body, secret, fault) => ({
+    'cko-signature': ckoSignature(body, fault?.fault === 'bad_signature' ? 'forged-secret-0000' : secret),
+  }),
+};
+
+export interface CheckoutDouble {
+  url: string;
+  secretKey: string;
+  webhooks: WebhookSender;
+  payments: Payments;
+  requests: RecordedRequest[];
+  arm(target: FaultTarget, fault: ApiFault, times?: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startCheckoutDouble(
+  options: { port?: number; secretKey?: string } = {},
+): Promise<CheckoutDouble> {
+  const secretKey = options.secretKey ?? `sk_double${'x'.repeat(21)}`;
+  let url = '';
+  const webhooks = new WebhookSender(CKO_FORMAT);
+  const payments = new Payments(
+    (type, data) => webhooks.emit(type, data),
+    () => url,
+  );
+  const requests: RecordedRequest[] = [];
+  const idempotency = new Map<string, { body: string; answer: Answer | null; at: number }>();
+  let faults: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
+
+  const takeFault = (target: FaultTarget): ApiFault | null => {
+    const armed = faults.find((f) => f.target === target && f.left > 0);
+    if (!armed) return null;
+    armed.left -= 1;
+    return armed.fault;
+  };
+
+  const routeOf = (method: string, path: string, query: URLSearchParams) => {
+    if (method === 'POST' && path === '/payments')
+      return { target: 'create' as const, run: (b: Json) => payments.create(b) };
+    if (method === 'GET' && path === '/payments') {
+      return { target: 'search' as const, run: () => payments.byReference(query.get('reference') ?? '') };
+    }
+    const refund = /^\/payments\/(pay_[0-9a-z]+)\/refunds$/.exec(path)?.[1];
+    if (method === 'POST' && refund) return { target: 'refund' as const, run: (b: Json) => payments.refund(refund, b) };
+    const id = /^\/payments\/(pay_[0-9a-z]+)$/.exec(path)?.[1];
+    if (method === 'GET' && id) return { target: 'retrieve' as const, run: () => payments.get(id) };
+    return null;
+  };
+
+  const handleApi = async (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) => {
+    const auth = req.headers.authorization ?? null;
+    const key = typeof req.headers['cko-idempotency-key'] === 'string' ? req.headers['cko-idempotency-key'] : null;
+    let body: Json = {};
+    try {
+      body = raw ? (JSON.parse(raw) as Json) : {};
+    } catch {
+      return send(res, 422, { error_type: 'request_invalid', error_codes: ['request_body_malformed'] });
+    }
+    requests.push({ method: req.method ?? '', path: target.pathname, idempotencyKey: key, authorization: auth, body });
+    if (auth !== `Bearer ${secretKey}`) return send(res, 401, null);
+    const route = routeOf(req.method ?? '', target.pathname, target.searchParams);
+    if (!route) return send(res, 404, null);
+    const fault = takeFault(route.target);
+    if (fault?.fault === 'error_500_before') return send(res, 500, null);
+    if (fault?.fault === 'conflict_409') return send(res, 409, null);
+    if (fault?.fault === 'rate_limit_429') return send(res, 429, null);
+    const routeKey = `${req.method} ${target.pathname} ${raw}`;
+    const seen = key ? idempotency.get(key) : undefined;
+    const fresh = seen && Date.now() - seen.at < IDEMPOTENCY_TTL_MS ? seen : undefined;
+    let answer: Answer;
+    if (fresh && (fresh.answer === null || fresh.body !== routeKey)) {
+      answer = { status: 409, body: { error_type: 'request_invalid', error_codes: ['idempotency_key_in_use'] } };
+    } else if (fresh?.answer) {
+      answer = fresh.answer;
+    } else {
+      if (key && req.method === 'POST') idempotency.set(key, { body: routeKey, answer: null, at: Date.now() });
+      answer = route.run(body);
+      // Only 2xx answers are kept for the key; anything else may be tried again.
+      if (key && req.method === 'POST') {
+        if (answer.status < 300) idempotency.set(key, { body: routeKey, answer, at: Date.now() });
+        else idempotency.delete(key);
+      }
+    }
+    // Delivery faults: the payment is made, the answer is lost on the way back.
+    if (fault?.fault === 'error_500_after') return send(res, 500, null);
+    if (fault?.fault === 'drop_after_commit') return void req.socket.destroy();
+    if (fault?.fault === 'delay_after_commit') await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (res.destroyed) return;
+    return send(res, answer.status, answer.body);
+  };
+
+  const handleControl = (res: ServerResponse, path: string, raw: string) => {
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    if (path === '/__double/faults') {
+      double.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
+      return send(res, 200, { armed: true });
+    }
+    if (path === '/__double/webhook-faults') {
+      webhooks.arm(body as unknown as WebhookFault);
+      return send(res, 200, { armed: true });
+    }
+    if (path === '/__double/webhook-endpoint') {
+      webhooks.endpoint = { url: String(body.url), secret: String(body.secret) };
+      return send(res, 200, { ok: true });
+    }
+    if (path === '/__double/disputes') return send(res, 200, payments.dispute(String(body.payment_id)) ?? {});
+    if (path === '/__double/requests') return send(res, 200, { requests });
+    if (path === '/__double/reset') {
+      double.reset();
+      return send(res, 200, { ok: true });
+    }
+    return send(res, 404, { error: 'unknown control path' });
+  };
+
+  const server: Server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const target = new URL(req.url ?? '/', 'http://x');
+    try {
+      if (target.pathname.startsWith('/__double/')) return handleControl(res, target.pathname, raw);
+      if (target.pathname.startsWith('/3ds/')) return threeDSPage(req, res, target.pathname, raw, payments);
+      await handleApi(req, res, target, raw);
+    } catch {
+      if (!res.headersSent) send(res, 500, null);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const double: CheckoutDouble = {
+    url,
+    secretKey,
+    webhooks,
+    payments,
+    requests,
+    arm(target, fault, times = 1) {
+      faults.push({ target, fault, left: times });
+    },
+    reset() {
+      faults = [];
+      requests.length = 0;
+      webhooks.reset();
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await webhooks.settled();
+    },
+  };
+  return double;
+}
+
+/** The issuer's 3-D Secure page: authenticate or fail, then back to success_url or failure_url with cko-session-id. */
+function threeDSPage(req: IncomingMessage, res: ServerResponse, path: string, raw: string, payments: Payments) {
+  const id = path.slice('/3ds/'.length);
+  if (req.method === 'POST') {
+    const back = payments.completeThreeDS(id, new URLSearchParams(raw).get('action') === 'complete');
+    if (!back) return send(res, 404, null);
+    res.writeHead(303, { location: back }).end();
+    return;
+  }
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head>
+<body><h1>3-D Secure test page</h1><p>Checkout.com double: authenticate or fail.</p>
+<form method="post"><button name="action" value="complete" id="complete">Authenticate</button>
+<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+}
+
+function send(res: ServerResponse, status: number, body: Json | null): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cko-request-id': ckoId('req'), 'cko-version': '1.0.0' });
+  res.end(body === null ? '' : JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
