@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiFault } from '../stripe-double/server.ts';
@@ -51,7 +51,7 @@ export interface CheckoutDouble {
 export async function startCheckoutDouble(
   options: { port?: number; secretKey?: string } = {},
 ): Promise<CheckoutDouble> {
-  const secretKey = options.secretKey ?? `sk_double${'x'.repeat(21)}`;
+  const secretKey = options.secretKey ?? doubleKey();
   let url = '';
   const webhooks = new WebhookSender(CKO_FORMAT);
   const payments = new Payments(
@@ -211,4 +211,10 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** A key of Checkout.com's shape (sk_ and 27 base32 characters), so the SDK sends it as a Bearer token. */
+function doubleKey(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  return `sk_${[...randomBytes(27)].map((b) => alphabet[b % 32]).join('')}`;
 }
