@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckoutProcessor } from '../src/connectors/checkout/processor.ts';
 import {
   CHECKOUT_CHANNEL,
+  CHECKOUT_WEBHOOK_SECRET,
   checkoutProcessorFor,
   paymentsForAttempt,
   startTestCheckout as start,
@@ -45,6 +46,12 @@ connectorContract('Checkout.com (checkout-sdk-node against the Checkout.com doub
   async reset() {
     double.reset();
   },
+  get webhooks() {
+    return double.webhooks;
+  },
+  webhookSecret: CHECKOUT_WEBHOOK_SECRET,
+  events: { approved: 'payment_approved', refund: 'payment_refunded', dispute: 'dispute_evidence_required' },
+  dispute: (paymentRef) => void double.payments.dispute(paymentRef),
 });
 
 describe('Checkout.com connector: what goes on the wire', () => {

@@ -3,6 +3,7 @@ import type { StripeProcessor } from '../src/connectors/stripe/processor.ts';
 import { authorizeRequest, connectorContract } from './support/connector-contract.ts';
 import {
   intentsForAttempt,
+  STRIPE_WEBHOOK_SECRET,
   startTestStripe as start,
   type startTestStripe,
   stripeProcessorFor,
@@ -46,6 +47,12 @@ connectorContract('Stripe (official SDK against the Stripe double)', {
   async reset() {
     double.reset();
   },
+  get webhooks() {
+    return double.webhooks;
+  },
+  webhookSecret: STRIPE_WEBHOOK_SECRET,
+  events: { approved: 'payment_intent.succeeded', refund: 'refund.created', dispute: 'charge.dispute.created' },
+  dispute: (paymentRef) => void double.payments.dispute(paymentRef),
 });
 
 describe('Stripe connector: what goes on the wire', () => {

@@ -112,6 +112,14 @@ export class WebhookSender {
     this.#pending.add(running);
   }
 
+  /** An event as it would be sent now (body and signature headers), for tests that post it themselves. */
+  signed(event: Json, secret: string): { body: string; headers: Record<string, string> } {
+    return {
+      body: JSON.stringify(event, null, 2),
+      headers: this.format.headers(JSON.stringify(event, null, 2), secret, undefined),
+    };
+  }
+
   async #send(event: Json, fault: WebhookFault | undefined): Promise<void> {
     if (!this.endpoint) return;
     const body = JSON.stringify(event, null, 2);
