@@ -1,8 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { ApiFault } from '../stripe-double/server.ts';
-import { type WebhookFault, type WebhookFormat, WebhookSender } from '../stripe-double/webhooks.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApiFault, Faults, type FaultTarget, listenDouble } from '../double-http.ts';
+import { type WebhookFormat, WebhookSender } from '../stripe-double/webhooks.ts';
 import { type Answer, ckoId, type Json, Payments } from './payments.ts';
 
 /**
@@ -14,8 +13,7 @@ import { type Answer, ckoId, type Json, Payments } from './payments.ts';
  * Stripe double's menu) are armed through /__double/*. Never expose it.
  */
 
-export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
-export type { ApiFault };
+export type { ApiFault, FaultTarget };
 
 export interface RecordedRequest {
   method: string;
@@ -48,6 +46,12 @@ export interface CheckoutDouble {
   close(): Promise<void>;
 }
 
+interface Seen {
+  body: string;
+  answer: Answer | null;
+  at: number;
+}
+
 export async function startCheckoutDouble(
   options: { port?: number; secretKey?: string } = {},
 ): Promise<CheckoutDouble> {
@@ -59,15 +63,8 @@ export async function startCheckoutDouble(
     () => url,
   );
   const requests: RecordedRequest[] = [];
-  const idempotency = new Map<string, { body: string; answer: Answer | null; at: number }>();
-  let faults: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
-
-  const takeFault = (target: FaultTarget): ApiFault | null => {
-    const armed = faults.find((f) => f.target === target && f.left > 0);
-    if (!armed) return null;
-    armed.left -= 1;
-    return armed.fault;
-  };
+  const idempotency = new Map<string, Seen>();
+  const faults = new Faults();
 
   const routeOf = (method: string, path: string, query: URLSearchParams) => {
     if (method === 'POST' && path === '/payments')
@@ -82,10 +79,26 @@ export async function startCheckoutDouble(
     return null;
   };
 
-  const handleApi = async (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) => {
+  /** Cko-Idempotency-Key: a 2xx answer is replayed for 24 h; a key still running, or reused with another body, gets 409. */
+  const answerOnce = (key: string | null, request: string, run: () => Answer): Answer => {
+    const seen = key ? idempotency.get(key) : undefined;
+    const fresh = seen && Date.now() - seen.at < IDEMPOTENCY_TTL_MS ? seen : undefined;
+    if (fresh && (fresh.answer === null || fresh.body !== request)) {
+      return { status: 409, body: { error_type: 'request_invalid', error_codes: ['idempotency_key_in_use'] } };
+    }
+    if (fresh?.answer) return fresh.answer;
+    if (key) idempotency.set(key, { body: request, answer: null, at: Date.now() });
+    const answer = run();
+    if (key && answer.status < 300) idempotency.set(key, { body: request, answer, at: Date.now() });
+    else if (key) idempotency.delete(key);
+    return answer;
+  };
+
+  const api = async (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) => {
     const auth = req.headers.authorization ?? null;
-    const key = typeof req.headers['cko-idempotency-key'] === 'string' ? req.headers['cko-idempotency-key'] : null;
-    let body: Json = {};
+    const header = req.headers['cko-idempotency-key'];
+    const key = typeof header === 'string' && req.method === 'POST' ? header : null;
+    let body: Json;
     try {
       body = raw ? (JSON.parse(raw) as Json) : {};
     } catch {
@@ -95,28 +108,12 @@ export async function startCheckoutDouble(
     if (auth !== `Bearer ${secretKey}`) return send(res, 401, null);
     const route = routeOf(req.method ?? '', target.pathname, target.searchParams);
     if (!route) return send(res, 404, null);
-    const fault = takeFault(route.target);
+    const fault = faults.take(route.target);
     if (fault?.fault === 'error_500_before') return send(res, 500, null);
     if (fault?.fault === 'conflict_409') return send(res, 409, null);
     if (fault?.fault === 'rate_limit_429') return send(res, 429, null);
-    const routeKey = `${req.method} ${target.pathname} ${raw}`;
-    const seen = key ? idempotency.get(key) : undefined;
-    const fresh = seen && Date.now() - seen.at < IDEMPOTENCY_TTL_MS ? seen : undefined;
-    let answer: Answer;
-    if (fresh && (fresh.answer === null || fresh.body !== routeKey)) {
-      answer = { status: 409, body: { error_type: 'request_invalid', error_codes: ['idempotency_key_in_use'] } };
-    } else if (fresh?.answer) {
-      answer = fresh.answer;
-    } else {
-      if (key && req.method === 'POST') idempotency.set(key, { body: routeKey, answer: null, at: Date.now() });
-      answer = route.run(body);
-      // Only 2xx answers are kept for the key; anything else may be tried again.
-      if (key && req.method === 'POST') {
-        if (answer.status < 300) idempotency.set(key, { body: routeKey, answer, at: Date.now() });
-        else idempotency.delete(key);
-      }
-    }
-    // Delivery faults: the payment is made, the answer is lost on the way back.
+    const answer = answerOnce(key, `${req.method} ${target.pathname} ${raw}`, () => route.run(body));
+    // Delivery faults: the payment is made (and its answer kept for the key), the answer is lost on the way back.
     if (fault?.fault === 'error_500_after') return send(res, 500, null);
     if (fault?.fault === 'drop_after_commit') return void req.socket.destroy();
     if (fault?.fault === 'delay_after_commit') await new Promise((r) => setTimeout(r, fault.delayMs));
@@ -124,63 +121,28 @@ export async function startCheckoutDouble(
     return send(res, answer.status, answer.body);
   };
 
-  const handleControl = (res: ServerResponse, path: string, raw: string) => {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    if (path === '/__double/faults') {
-      double.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
-      return send(res, 200, { armed: true });
-    }
-    if (path === '/__double/webhook-faults') {
-      webhooks.arm(body as unknown as WebhookFault);
-      return send(res, 200, { armed: true });
-    }
-    if (path === '/__double/webhook-endpoint') {
-      webhooks.endpoint = { url: String(body.url), secret: String(body.secret) };
-      return send(res, 200, { ok: true });
-    }
-    if (path === '/__double/disputes') return send(res, 200, payments.dispute(String(body.payment_id)) ?? {});
-    if (path === '/__double/requests') return send(res, 200, { requests });
-    if (path === '/__double/reset') {
-      double.reset();
-      return send(res, 200, { ok: true });
-    }
-    return send(res, 404, { error: 'unknown control path' });
-  };
-
-  const server: Server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    const target = new URL(req.url ?? '/', 'http://x');
-    try {
-      if (target.pathname.startsWith('/__double/')) return handleControl(res, target.pathname, raw);
-      if (target.pathname.startsWith('/3ds/')) return threeDSPage(req, res, target.pathname, raw, payments);
-      await handleApi(req, res, target, raw);
-    } catch {
-      if (!res.headersSent) send(res, 500, null);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const double: CheckoutDouble = {
+  const control = (path: string, body: Record<string, unknown>) =>
+    path === '/__double/disputes' ? (payments.dispute(String(body.payment_id)) ?? {}) : null;
+  const threeDS = (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) =>
+    threeDSPage(req, res, target.pathname, raw, payments);
+  const failed = (res: ServerResponse) => send(res, 500, null);
+  const listening = await listenDouble(
+    options.port ?? 0,
+    { faults, webhooks, requests, control, threeDS, api, failed },
+    (at) => {
+      url = at;
+    },
+  );
+  return {
     url,
     secretKey,
     webhooks,
     payments,
     requests,
-    arm(target, fault, times = 1) {
-      faults.push({ target, fault, left: times });
-    },
-    reset() {
-      faults = [];
-      requests.length = 0;
-      webhooks.reset();
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await webhooks.settled();
-    },
+    arm: (target, fault, times = 1) => faults.arm(target, fault, times),
+    reset: listening.reset,
+    close: listening.close,
   };
-  return double;
 }
 
 /** The issuer's 3-D Secure page: authenticate or fail, then back to success_url or failure_url with cko-session-id. */
@@ -203,16 +165,6 @@ function send(res: ServerResponse, status: number, body: Json | null): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cko-request-id': ckoId('req'), 'cko-version': '1.0.0' });
   res.end(body === null ? '' : JSON.stringify(body));
 }
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** A key of Checkout.com's shape (sk_ and 27 base32 characters), so the SDK sends it as a Bearer token. */
 function doubleKey(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
