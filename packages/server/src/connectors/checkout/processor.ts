@@ -1,5 +1,5 @@
 import { Checkout } from 'checkout-sdk-node';
-import { retryOnce, withDeadline } from '../../domain/payments/deadline.ts';
+import { decidedOrNull, retryOnce, withDeadline } from '../../domain/payments/acquirer-calls.ts';
 import type {
   AttemptRef,
   AuthorizeOutcome,
@@ -79,15 +79,11 @@ export class CheckoutProcessor implements Processor {
   }
 
   async lookup(attempt: AttemptRef): Promise<AuthorizeOutcome | null> {
-    try {
-      const payment = await this.#find(attempt);
-      if (!payment) return null;
-      const outcome = outcomeOfPayment(payment);
-      return outcome.kind === 'unknown' ? null : outcome;
-    } catch (error) {
-      this.#warn(attempt.attemptId, 'lookup', error);
-      return null;
-    }
+    return decidedOrNull(
+      () => this.#find(attempt),
+      (payment) => outcomeOfPayment(payment),
+      (error) => this.#warn(attempt.attemptId, 'lookup', error),
+    );
   }
 
   async attemptIdOf(paymentRef: string): Promise<string | null> {

@@ -1,3 +1,5 @@
+import type { AuthorizeOutcome } from './ports.ts';
+
 /**
  * Shared by live connectors (next to the port): our own outer deadline around an SDK call,
  * whatever the SDK does with its own timeout. A call past its deadline may still reach the
@@ -32,5 +34,26 @@ export async function retryOnce<T>(call: () => Promise<T>, retryable: (error: un
   } catch (error) {
     if (!retryable(error)) throw error;
     return call();
+  }
+}
+
+/**
+ * A reconciler's read of an acquirer (the port's `lookup`): the outcome once it is decided,
+ * null while the acquirer cannot say (not found yet, undecided, or not reachable: `failed`
+ * is told and the next pass asks again).
+ */
+export async function decidedOrNull<P>(
+  find: () => Promise<P | null>,
+  outcomeOf: (found: P) => AuthorizeOutcome,
+  failed: (error: unknown) => void,
+): Promise<AuthorizeOutcome | null> {
+  try {
+    const found = await find();
+    if (!found) return null;
+    const outcome = outcomeOf(found);
+    return outcome.kind === 'unknown' ? null : outcome;
+  } catch (error) {
+    failed(error);
+    return null;
   }
 }
