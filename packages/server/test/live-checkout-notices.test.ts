@@ -33,6 +33,20 @@ describe.each(ENGINES)(
       expect(statusesOf('payment_approved')).toEqual([200]);
     });
 
+    it('with no webhook, the reconciler settles a lost answer by GET /payments?reference=, forward only', async () => {
+      s.hooksOff();
+      lostAnswer();
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('processing');
+      s.clock.advance(2 * 60_000);
+      await s.reconcile();
+      expect((await s.intentOf(intent.id)).status).toBe('succeeded');
+      expect(s.double.requests.some((r) => r.method === 'GET' && r.path === '/payments')).toBe(true);
+      expect(paymentsForAttempt(s.double, res.json.transaction_id)).toHaveLength(1);
+      s.clock.set(Date.now());
+    });
+
     it('a forged Cko-Signature gets 400 and changes nothing; the genuine event then applies', async () => {
       s.double.webhooks.arm({ fault: 'bad_signature' });
       lostAnswer();
