@@ -130,3 +130,28 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/**
+ * The issuer's 3-D Secure page at /3ds/<payment id>: GET shows it, POST action=complete|fail
+ * decides the payment (`decide` answers where the shopper goes back, null when unknown) and
+ * redirects there with 303.
+ */
+export function issuerPage(
+  page: { title: string; text: string; complete: string },
+  decide: (paymentId: string, passed: boolean) => string | null,
+): (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => void {
+  return (req, res, url, raw) => {
+    const id = url.pathname.slice('/3ds/'.length);
+    if (req.method === 'POST') {
+      const back = decide(id, new URLSearchParams(raw).get('action') === 'complete');
+      if (!back)
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown payment"}');
+      return void res.writeHead(303, { location: back }).end();
+    }
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${page.title}</title></head>
+<body><h1>${page.title}</h1><p>${page.text}</p>
+<form method="post"><button name="action" value="complete" id="complete">${page.complete}</button>
+<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  };
+}

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiFault, Faults, type FaultTarget, listenDouble } from '../double-http.ts';
+import { type ApiFault, Faults, type FaultTarget, issuerPage, listenDouble } from '../double-http.ts';
 import { type WebhookFormat, WebhookSender } from '../stripe-double/webhooks.ts';
 import { type Answer, ckoId, type Json, Payments } from './payments.ts';
 
@@ -123,8 +123,10 @@ export async function startCheckoutDouble(
 
   const control = (path: string, body: Record<string, unknown>) =>
     path === '/__double/disputes' ? (payments.dispute(String(body.payment_id)) ?? {}) : null;
-  const threeDS = (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) =>
-    threeDSPage(req, res, target.pathname, raw, payments);
+  const threeDS = issuerPage(
+    { title: '3-D Secure test page', text: 'Checkout.com double: authenticate or fail.', complete: 'Authenticate' },
+    (id, passed) => payments.completeThreeDS(id, passed),
+  );
   const failed = (res: ServerResponse) => send(res, 500, null);
   const listening = await listenDouble(
     options.port ?? 0,
@@ -143,22 +145,6 @@ export async function startCheckoutDouble(
     reset: listening.reset,
     close: listening.close,
   };
-}
-
-/** The issuer's 3-D Secure page: authenticate or fail, then back to success_url or failure_url with cko-session-id. */
-function threeDSPage(req: IncomingMessage, res: ServerResponse, path: string, raw: string, payments: Payments) {
-  const id = path.slice('/3ds/'.length);
-  if (req.method === 'POST') {
-    const back = payments.completeThreeDS(id, new URLSearchParams(raw).get('action') === 'complete');
-    if (!back) return send(res, 404, null);
-    res.writeHead(303, { location: back }).end();
-    return;
-  }
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3-D Secure</title></head>
-<body><h1>3-D Secure test page</h1><p>Checkout.com double: authenticate or fail.</p>
-<form method="post"><button name="action" value="complete" id="complete">Authenticate</button>
-<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
 }
 
 function send(res: ServerResponse, status: number, body: Json | null): void {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiFault, Faults, type FaultTarget, listenDouble } from '../double-http.ts';
+import { type ApiFault, Faults, type FaultTarget, issuerPage, listenDouble } from '../double-http.ts';
 import { decodeForm, type FormValue, stringList } from './form.ts';
 import { errorBody, type Json } from './objects.ts';
 import { type Answer, Payments } from './payments.ts';
@@ -132,8 +132,14 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     const refund = /^\/__double\/refunds\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
     return refund ? (refunds.setStatus(refund, body.status as 'failed') ?? {}) : null;
   };
-  const threeDS = (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) =>
-    threeDSPage(req, res, target.pathname, raw, payments);
+  const threeDS = issuerPage(
+    {
+      title: '3D Secure 2 Test Page',
+      text: 'Stripe double: complete or fail the authentication.',
+      complete: 'Complete',
+    },
+    (id, passed) => payments.completeThreeDS(id, passed),
+  );
   const api = (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) =>
     handleApi(req, res, target.pathname, raw);
   const failed = (res: ServerResponse) => send(res, 500, apiError());
@@ -155,22 +161,6 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     reset: listening.reset,
     close: listening.close,
   };
-}
-
-/** The issuer's 3-D Secure page, like Stripe's test page: complete or fail, then back to return_url. */
-function threeDSPage(req: IncomingMessage, res: ServerResponse, path: string, raw: string, payments: Payments) {
-  const id = path.slice('/3ds/'.length);
-  if (req.method === 'POST') {
-    const back = payments.completeThreeDS(id, new URLSearchParams(raw).get('action') === 'complete');
-    if (!back) return send(res, 404, { error: 'unknown payment' });
-    res.writeHead(303, { location: back }).end();
-    return;
-  }
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3D Secure 2 Test Page</title></head>
-<body><h1>3D Secure 2 Test Page</h1><p>Stripe double: complete or fail the authentication.</p>
-<form method="post"><button name="action" value="complete" id="complete">Complete</button>
-<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
 }
 
 const apiError = () => errorBody({ type: 'api_error', message: 'An unknown error occurred.' });
