@@ -8,7 +8,7 @@ import {
   startTestCheckout as start,
   type startTestCheckout,
 } from './support/checkout-double.ts';
-import { authorizeRequest, connectorContract } from './support/connector-contract.ts';
+import { answerIssuerPage, authorizeRequest, connectorContract } from './support/connector-contract.ts';
 
 let double: Awaited<ReturnType<typeof startTestCheckout>>;
 let processor: CheckoutProcessor;
@@ -35,13 +35,8 @@ connectorContract('Checkout.com (checkout-sdk-node against the Checkout.com doub
   },
   paymentsFor: (attemptId) => paymentsForAttempt(double, attemptId).length,
   async answerChallenge(redirectUrl, passed) {
-    const res = await fetch(redirectUrl, {
-      method: 'POST',
-      body: new URLSearchParams({ action: passed ? 'complete' : 'fail' }),
-      redirect: 'manual',
-    });
-    expect(res.status).toBe(303);
-    expect(new URL(res.headers.get('location') ?? '').searchParams.get('cko-session-id')).toMatch(/^sid_/);
+    const back = await answerIssuerPage(redirectUrl, passed);
+    expect(back.searchParams.get('cko-session-id')).toMatch(/^sid_/);
   },
   async reset() {
     double.reset();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StripeProcessor } from '../src/connectors/stripe/processor.ts';
-import { authorizeRequest, connectorContract } from './support/connector-contract.ts';
+import { answerIssuerPage, authorizeRequest, connectorContract } from './support/connector-contract.ts';
 import {
   intentsForAttempt,
   STRIPE_WEBHOOK_SECRET,
@@ -36,14 +36,7 @@ connectorContract('Stripe (official SDK against the Stripe double)', {
     double.arm('create', (faults[fault] ?? { fault }) as never, times);
   },
   paymentsFor: (attemptId) => intentsForAttempt(double, attemptId).length,
-  async answerChallenge(redirectUrl, passed) {
-    const res = await fetch(redirectUrl, {
-      method: 'POST',
-      body: new URLSearchParams({ action: passed ? 'complete' : 'fail' }),
-      redirect: 'manual',
-    });
-    expect(res.status).toBe(303);
-  },
+  answerChallenge: async (redirectUrl, passed) => void (await answerIssuerPage(redirectUrl, passed)),
   async reset() {
     double.reset();
   },

@@ -53,6 +53,17 @@ export function authorizeRequest(number: string, over: Partial<AuthorizeRequest>
   };
 }
 
+/** The shopper on a double's issuer page (src/dev/double-http.ts): authenticates or fails; where they are sent back. */
+export async function answerIssuerPage(redirectUrl: string, passed: boolean): Promise<URL> {
+  const res = await fetch(redirectUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ action: passed ? 'complete' : 'fail' }),
+    redirect: 'manual',
+  });
+  expect(res.status).toBe(303);
+  return new URL(res.headers.get('location') ?? '');
+}
+
 const kindOf = (outcome: AuthorizeOutcome | null) => outcome?.kind ?? null;
 
 export function connectorContract(name: string, h: ConnectorHarness): void {
