@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import type { LiveConnectorConfig } from '../src/connectors/live-config.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 
 const LIVE_KEY = 'sk_live_51AbCdEfGhIjKlMnOpQrStUv';
@@ -30,7 +31,7 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     for (const vars of [env(), env({ OBOLUS_LIVE_CONNECTOR: 'stripe' })]) {
       const { liveConnector } = loadConfig(vars);
       expect(liveConnector).toMatchObject({ name: 'stripe', stripe: { secretKey: LIVE_KEY, webhookSecret: WEBHOOK } });
-      expect(liveConnector?.stripe.apiBase.href).toBe('https://api.stripe.com/');
+      expect(stripeOf(liveConnector)?.apiBase.href).toBe('https://api.stripe.com/');
     }
   });
 
@@ -68,7 +69,7 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     ['not a url', false],
   ])('OBOLUS_STRIPE_API_BASE %s accepted: %s (http:// only on loopback)', (base, ok) => {
     const vars = env({ OBOLUS_STRIPE_API_BASE: base });
-    if (ok) expect(loadConfig(vars).liveConnector?.stripe.apiBase.origin).toBe(new URL(base).origin);
+    if (ok) expect(stripeOf(loadConfig(vars).liveConnector)?.apiBase.origin).toBe(new URL(base).origin);
     else {
       const message = failure(vars);
       expect(message).toMatch(/^OBOLUS_STRIPE_API_BASE /);
@@ -122,3 +123,7 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     }
   }, 30_000);
 });
+
+function stripeOf(config: LiveConnectorConfig | null) {
+  return config?.name === 'stripe' ? config.stripe : undefined;
+}

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StripeProcessor } from '../src/connectors/stripe/processor.ts';
-import { authorizeRequest, connectorContract } from './support/connector-contract.ts';
+import { answerIssuerPage, authorizeRequest, connectorContract } from './support/connector-contract.ts';
 import {
   intentsForAttempt,
+  STRIPE_WEBHOOK_SECRET,
   startTestStripe as start,
   type startTestStripe,
   stripeProcessorFor,
@@ -35,17 +36,16 @@ connectorContract('Stripe (official SDK against the Stripe double)', {
     double.arm('create', (faults[fault] ?? { fault }) as never, times);
   },
   paymentsFor: (attemptId) => intentsForAttempt(double, attemptId).length,
-  async answerChallenge(redirectUrl, passed) {
-    const res = await fetch(redirectUrl, {
-      method: 'POST',
-      body: new URLSearchParams({ action: passed ? 'complete' : 'fail' }),
-      redirect: 'manual',
-    });
-    expect(res.status).toBe(303);
-  },
+  answerChallenge: async (redirectUrl, passed) => void (await answerIssuerPage(redirectUrl, passed)),
   async reset() {
     double.reset();
   },
+  get webhooks() {
+    return double.webhooks;
+  },
+  webhookSecret: STRIPE_WEBHOOK_SECRET,
+  events: { approved: 'payment_intent.succeeded', refund: 'refund.created', dispute: 'charge.dispute.created' },
+  dispute: (paymentRef) => void double.payments.dispute(paymentRef),
 });
 
 describe('Stripe connector: what goes on the wire', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
+import { startCheckoutDouble } from '../dev/checkout-double/server.ts';
 import { startStripeDouble } from '../dev/stripe-double/server.ts';
 
 function parsePort(value: string): number {
@@ -39,8 +40,37 @@ export function registerDevCommands(program: Command): void {
           '',
         ].join('\n'),
       );
-      const stop = () => void double.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      stopOnSignal(double);
     });
+  dev
+    .command('checkout-double')
+    .description(
+      'Run a local double of the Checkout.com API (loopback only) for the Checkout.com connector, with fault injection.',
+    )
+    .option('--port <port>', 'port on 127.0.0.1 (0 picks one)', parsePort, 12112)
+    .option('--forward-to <url>', 'send signed webhooks here, e.g. http://localhost:4242/hooks/checkout-com', parseUrl)
+    .action(async (options: { port: number; forwardTo?: string }) => {
+      const webhookSecret = randomBytes(24).toString('hex');
+      const double = await startCheckoutDouble({ port: options.port });
+      if (options.forwardTo) double.webhooks.endpoint = { url: options.forwardTo, secret: webhookSecret };
+      process.stdout.write(
+        [
+          `Checkout.com double listening on ${double.url} (cards: docs/live.md; faults: POST ${double.url}/__double/faults)`,
+          'Run Obolus against it with:',
+          '  OBOLUS_LIVE_CONNECTOR=checkout',
+          `  OBOLUS_CHECKOUT_API_BASE=${double.url}`,
+          `  OBOLUS_CHECKOUT_SECRET_KEY=${double.secretKey}`,
+          `  OBOLUS_CHECKOUT_PROCESSING_CHANNEL_ID=pc_${'0'.repeat(26)}`,
+          `  OBOLUS_CHECKOUT_WEBHOOK_SECRET=${webhookSecret}`,
+          '',
+        ].join('\n'),
+      );
+      stopOnSignal(double);
+    });
+}
+
+function stopOnSignal(double: { close(): Promise<void> }): void {
+  const stop = () => void double.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

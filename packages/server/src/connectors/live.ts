@@ -16,5 +16,9 @@ export async function createLiveConnector(config: LiveConnectorConfig, log?: Con
       const { StripeProcessor } = await import('./stripe/processor.ts');
       return new StripeProcessor(config.stripe, log);
     }
+    case 'checkout': {
+      const { CheckoutProcessor } = await import('./checkout/processor.ts');
+      return new CheckoutProcessor(config.checkout, log);
+    }
   }
 }

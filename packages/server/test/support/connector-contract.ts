@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { WebhookSender } from '../../src/dev/stripe-double/webhooks.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, Processor } from '../../src/domain/payments/ports.ts';
+import { NoticeRejected } from '../../src/domain/payments/ports.ts';
 
 /**
  * What every live connector must do, whatever its acquirer (decisions 0041, 0101). A
  * connector's test file gives a harness over its acquirer's double; the same suite then
- * runs for Stripe today and Checkout.com later.
+ * runs for Stripe and Checkout.com, and for any third connector.
  */
 export interface ConnectorHarness {
   processor: () => Processor;
@@ -27,6 +29,12 @@ export interface ConnectorHarness {
   /** The shopper passes or fails the issuer's page of a challenge. */
   answerChallenge(redirectUrl: string, passed: boolean): Promise<void>;
   reset(): Promise<void>;
+  /** The double's webhook sender, the secret the connector checks, and the acquirer's event types. */
+  webhooks: WebhookSender;
+  webhookSecret: string;
+  events: { approved: string; refund: string; dispute: string };
+  /** The card network opens a dispute on the payment. */
+  dispute(paymentRef: string): void;
 }
 
 export const newAttemptId = () => randomBytes(12).toString('hex');
@@ -45,9 +53,34 @@ export function authorizeRequest(number: string, over: Partial<AuthorizeRequest>
   };
 }
 
+/** The shopper on a double's issuer page (src/dev/double-http.ts): authenticates or fails; where they are sent back. */
+export async function answerIssuerPage(redirectUrl: string, passed: boolean): Promise<URL> {
+  const res = await fetch(redirectUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ action: passed ? 'complete' : 'fail' }),
+    redirect: 'manual',
+  });
+  expect(res.status).toBe(303);
+  return new URL(res.headers.get('location') ?? '');
+}
+
 const kindOf = (outcome: AuthorizeOutcome | null) => outcome?.kind ?? null;
 
 export function connectorContract(name: string, h: ConnectorHarness): void {
+  /** The last event of a type the double sent, as the connector would receive it. */
+  const noticeOf = (type: string) => {
+    const event = h.webhooks.events.findLast((e) => e.type === type);
+    if (!event) throw new Error(`the double sent no ${type}`);
+    const { body, headers } = h.webhooks.signed(event, h.webhookSecret);
+    const header = h.processor().noticeSignatureHeader ?? 'stripe-signature';
+    return { raw: Buffer.from(body), signature: headers[header] ?? '', event };
+  };
+  const approvedPayment = async () => {
+    const request = authorizeRequest(h.cards.approve);
+    const outcome = await h.processor().authorize(request);
+    return { request, paymentRef: outcome.kind === 'approved' ? (outcome.refs?.payment ?? '') : '' };
+  };
+
   describe(`${name}: the live connector contract`, () => {
     beforeEach(() => h.reset());
 
@@ -135,11 +168,56 @@ export function connectorContract(name: string, h: ConnectorHarness): void {
       const paymentRef = approved.kind === 'approved' ? (approved.refs?.payment ?? null) : null;
       const attempt = { attemptId: request.attemptId, paymentRef };
       const refund = (refundId: string, amount: number) => h.processor().refund?.({ refundId, attempt, amount });
+      // Accepted: succeeded at once (Stripe) or pending until the acquirer's notice (Checkout.com).
+      const accepted = { kind: expect.stringMatching(/^(succeeded|pending)$/), ref: expect.any(String) };
       const first = await refund('re_first', 1000);
-      expect(first).toMatchObject({ kind: 'succeeded' });
+      expect(first).toMatchObject(accepted);
       expect(await refund('re_first', 1000)).toEqual(first);
-      expect(await refund('re_second', 1500)).toMatchObject({ kind: 'succeeded' });
+      expect(await refund('re_second', 1500)).toMatchObject(accepted);
       expect(await refund('re_third', 1)).toMatchObject({ kind: 'failed' });
+    });
+
+    it('notices: an approval reads as that attempt approved; a forged or altered one is refused', async () => {
+      const { request, paymentRef } = await approvedPayment();
+      const { raw, signature } = noticeOf(h.events.approved);
+      expect(h.processor().readNotice?.(raw, signature)).toMatchObject({
+        kind: 'payment',
+        eventId: expect.any(String),
+        attempt: { attemptId: request.attemptId, paymentRef },
+        outcome: { kind: 'approved' },
+      });
+      const forged = signature.replace(/[0-9a-f]{8}$/, '00000000');
+      expect(() => h.processor().readNotice?.(raw, forged)).toThrow(NoticeRejected);
+      const altered = Buffer.from(raw.toString().replace(request.attemptId, newAttemptId()));
+      expect(() => h.processor().readNotice?.(altered, signature)).toThrow(NoticeRejected);
+      expect(() => h.processor().readNotice?.(raw, '')).toThrow(NoticeRejected);
+    });
+
+    it('notices: the same event twice reads the same (the domain drops the duplicate by its id)', async () => {
+      await approvedPayment();
+      const { raw, signature } = noticeOf(h.events.approved);
+      expect(h.processor().readNotice?.(raw, signature)).toEqual(h.processor().readNotice?.(raw, signature));
+    });
+
+    it('notices: a dispute names the disputed payment', async () => {
+      const { paymentRef } = await approvedPayment();
+      h.dispute(paymentRef);
+      const { raw, signature } = noticeOf(h.events.dispute);
+      expect(h.processor().readNotice?.(raw, signature)).toMatchObject({ kind: 'dispute', paymentRef });
+    });
+
+    it('notices: a refund names the payment, our refund id and its state', async () => {
+      const { request, paymentRef } = await approvedPayment();
+      await h
+        .processor()
+        .refund?.({ refundId: 're_notice', attempt: { attemptId: request.attemptId, paymentRef }, amount: 700 });
+      const { raw, signature } = noticeOf(h.events.refund);
+      expect(h.processor().readNotice?.(raw, signature)).toMatchObject({
+        kind: 'refund',
+        paymentRef,
+        refundId: 're_notice',
+        status: expect.stringMatching(/^(succeeded|pending)$/),
+      });
     });
   });
 }

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
+import type { LiveConnectorConfig } from '../../src/connectors/live-config.ts';
+import type { WebhookSender } from '../../src/dev/stripe-double/webhooks.ts';
 import { reconcilePendingAttempts } from '../../src/domain/payments/reconcile.ts';
 import { paymentDeps } from '../../src/services.ts';
 import type { Engine } from '../../src/store/database.ts';
+import { CHECKOUT_WEBHOOK_SECRET, startTestCheckout } from './checkout-double.ts';
 import { startTestServer, type TestAccount, type TestServer } from './server.ts';
 import { STRIPE_WEBHOOK_SECRET, startTestStripe } from './stripe-double.ts';
 import { card, confirm, createIntent } from './widget-client.ts';
@@ -12,17 +15,34 @@ export type TestStripe = Awaited<ReturnType<typeof startTestStripe>>;
 /** A server whose live connector is Stripe, pointed at the Stripe double, webhooks wired back to it. */
 export async function startLiveStripe(engine: Engine, options: { timeoutMs?: number } = {}) {
   const double = await startTestStripe();
+  const connector = { name: 'stripe', stripe: double.config(options.timeoutMs ?? 600) } as const;
+  return startLive(engine, double, connector, { path: '/hooks/stripe', secret: STRIPE_WEBHOOK_SECRET });
+}
+
+/** The same over the Checkout.com double (webhooks at /hooks/checkout-com). */
+export async function startLiveCheckout(engine: Engine, options: { timeoutMs?: number } = {}) {
+  const double = await startTestCheckout();
+  const connector = { name: 'checkout', checkout: double.config(options.timeoutMs ?? 600) } as const;
+  return startLive(engine, double, connector, { path: '/hooks/checkout-com', secret: CHECKOUT_WEBHOOK_SECRET });
+}
+
+interface AcquirerDouble {
+  webhooks: WebhookSender;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+async function startLive<D extends AcquirerDouble>(
+  engine: Engine,
+  double: D,
+  liveConnector: LiveConnectorConfig,
+  hook: { path: string; secret: string },
+) {
   const clock = new ManualClock();
-  const t = await startTestServer(engine, {
-    clock,
-    config: {
-      liveConnector: { name: 'stripe', stripe: double.config(options.timeoutMs ?? 600) },
-      reviewUnknownAfterMs: 3_600_000,
-    },
-  });
+  const t = await startTestServer(engine, { clock, config: { liveConnector, reviewUnknownAfterMs: 3_600_000 } });
   const shop = await t.newAccount();
   const hooksOn = () => {
-    double.webhooks.endpoint = { url: `${t.url}/hooks/stripe`, secret: STRIPE_WEBHOOK_SECRET };
+    double.webhooks.endpoint = { url: `${t.url}${hook.path}`, secret: hook.secret };
   };
   hooksOn();
   return {
@@ -54,6 +74,7 @@ export async function startLiveStripe(engine: Engine, options: { timeoutMs?: num
 }
 
 export type LiveStripe = Awaited<ReturnType<typeof startLiveStripe>>;
+export type LiveCheckout = Awaited<ReturnType<typeof startLiveCheckout>>;
 export type { TestAccount, TestServer };
 
 /** Polls `check` until it holds (webhooks arrive on their own time), at most `ms`. */
@@ -74,9 +95,19 @@ export async function eventually<T>(check: () => Promise<T>, ms = 5000): Promise
  * and faults cleared before each test. Read `current()` inside tests.
  */
 export function useLiveStripe(engine: Engine, options: { timeoutMs?: number } = {}): () => LiveStripe {
-  let s: LiveStripe | undefined;
+  return useLive(() => startLiveStripe(engine, options));
+}
+
+export function useLiveCheckout(engine: Engine, options: { timeoutMs?: number } = {}): () => LiveCheckout {
+  return useLive(() => startLiveCheckout(engine, options));
+}
+
+function useLive<S extends { double: AcquirerDouble; hooksOn(): void; close(): Promise<void> }>(
+  start: () => Promise<S>,
+): () => S {
+  let s: S | undefined;
   beforeAll(async () => {
-    s = await startLiveStripe(engine, options);
+    s = await start();
   });
   beforeEach(async () => {
     // Webhooks of the previous test still on their way would land in this one's log.
@@ -86,7 +117,7 @@ export function useLiveStripe(engine: Engine, options: { timeoutMs?: number } = 
   });
   afterAll(() => s?.close());
   return () => {
-    if (!s) throw new Error('the live Stripe server is not started');
+    if (!s) throw new Error('the live server is not started');
     return s;
   };
 }

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { apiBaseOf } from '../api-base.ts';
 
 /** How Obolus reaches Stripe (docs/live.md). Secrets are never logged nor echoed in errors. */
 export interface StripeConfig {
@@ -23,7 +23,7 @@ export function parseStripeConfig(env: NodeJS.ProcessEnv): StripeConfig {
   return {
     secretKey: secretKeyOf(env.OBOLUS_STRIPE_SECRET_KEY ?? ''),
     webhookSecret: webhookSecretOf(env.OBOLUS_STRIPE_WEBHOOK_SECRET ?? ''),
-    apiBase: apiBaseOf(env.OBOLUS_STRIPE_API_BASE || DEFAULT_STRIPE_API_BASE),
+    apiBase: apiBaseOf('OBOLUS_STRIPE_API_BASE', env.OBOLUS_STRIPE_API_BASE || DEFAULT_STRIPE_API_BASE),
     timeoutMs: STRIPE_TIMEOUT_MS,
   };
 }
@@ -53,31 +53,4 @@ function webhookSecretOf(secret: string): string {
     throw new Error(`${name} must be a webhook signing secret: whsec_ followed by letters and digits`);
   }
   return secret;
-}
-
-function apiBaseOf(text: string): URL {
-  const name = 'OBOLUS_STRIPE_API_BASE';
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error(`${name} must be an absolute https:// URL`);
-  }
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
-    throw new Error(`${name} must be a scheme, host and port only (no path, query or credentials)`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new Error(`${name} may use http:// only for a loopback address (a local double)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`${name} must use https://`);
-  }
-  return url;
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
 }

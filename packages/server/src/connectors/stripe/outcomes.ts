@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { declined, NOT_PROCESSED_MESSAGE, UNKNOWN_MESSAGE } from '../../domain/payments/declines.ts';
+import { declined, NOT_PROCESSED_MESSAGE, notProcessed, unknownOutcome } from '../../domain/payments/declines.ts';
 import type {
   AuthorizeOutcome,
   DeclineCode,
@@ -42,14 +42,6 @@ const DECLINES: Record<string, DeclineCode> = {
 
 export const declineCodeOf = (...codes: (string | null | undefined)[]): DeclineCode =>
   codes.map((code) => (code ? DECLINES[code] : undefined)).find((c) => c !== undefined) ?? 'card_declined';
-
-export const notProcessed = (): AuthorizeOutcome => ({ kind: 'error', issuer: null, message: NOT_PROCESSED_MESSAGE });
-export const unknownOutcome = (refs?: ProcessorRefs): AuthorizeOutcome => ({
-  kind: 'unknown',
-  issuer: null,
-  message: UNKNOWN_MESSAGE,
-  ...(refs ? { refs } : {}),
-});
 
 const chargeOf = (pi: Stripe.PaymentIntent): Stripe.Charge | null =>
   pi.latest_charge && typeof pi.latest_charge === 'object' ? pi.latest_charge : null;

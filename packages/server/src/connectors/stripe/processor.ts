@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { decidedOrNull } from '../../domain/payments/acquirer-calls.ts';
 import type {
   AttemptRef,
   AuthorizeOutcome,
@@ -75,16 +76,12 @@ export class StripeProcessor implements Processor {
   }
 
   async lookup(attempt: AttemptRef): Promise<AuthorizeOutcome | null> {
-    try {
-      const pi = attempt.paymentRef ? await this.#retrieve(attempt.paymentRef) : await this.#search(attempt.attemptId);
-      // Not found: Stripe has no PaymentIntent for it (yet: search lags up to a minute).
-      if (!pi) return null;
-      const outcome = outcomeOfIntent(pi);
-      return outcome.kind === 'unknown' ? null : outcome;
-    } catch (error) {
-      this.#warn(attempt.attemptId, 'lookup', error);
-      return null;
-    }
+    // Not found: Stripe has no PaymentIntent for it (yet: search lags up to a minute).
+    return decidedOrNull(
+      () => (attempt.paymentRef ? this.#retrieve(attempt.paymentRef) : this.#search(attempt.attemptId)),
+      (pi) => outcomeOfIntent(pi),
+      (error) => this.#warn(attempt.attemptId, 'lookup', error),
+    );
   }
 
   async attemptIdOf(paymentRef: string): Promise<string | null> {

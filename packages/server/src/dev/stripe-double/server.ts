@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApiFault, Faults, type FaultTarget, issuerPage, listenDouble } from '../double-http.ts';
 import { decodeForm, type FormValue, stringList } from './form.ts';
 import { errorBody, type Json } from './objects.ts';
 import { type Answer, Payments } from './payments.ts';
 import { Refunds } from './refunds.ts';
-import { type WebhookFault, WebhookSender } from './webhooks.ts';
+import { WebhookSender } from './webhooks.ts';
 
 /**
  * A double of the subset of Stripe's API Obolus uses, on a loopback port, for tests and
@@ -14,16 +14,7 @@ import { type WebhookFault, WebhookSender } from './webhooks.ts';
  * /__double/*. It is not a security boundary: never expose it.
  */
 
-export type ApiFault =
-  | { fault: 'delay_after_commit'; delayMs: number }
-  | { fault: 'drop_after_commit' }
-  | { fault: 'error_500_before' }
-  | { fault: 'error_500_after' }
-  | { fault: 'conflict_409' }
-  | { fault: 'rate_limit_429'; retryAfter?: number };
-
-/** Which call a fault hits: 'create' (POST /v1/payment_intents), 'retrieve', 'search', 'refund'. */
-export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
+export type { ApiFault, FaultTarget };
 
 export interface RecordedRequest {
   method: string;
@@ -61,14 +52,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
   const refunds = new Refunds(payments, emit);
   const requests: RecordedRequest[] = [];
   const idempotency = new Map<string, Stored>();
-  let faults: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
-
-  const takeFault = (target: FaultTarget): ApiFault | null => {
-    const armed = faults.find((f) => f.target === target && f.left > 0);
-    if (!armed) return null;
-    armed.left -= 1;
-    return armed.fault;
-  };
+  const faults = new Faults();
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
     const auth = req.headers.authorization ?? null;
@@ -85,7 +69,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
         404,
         errorBody({ type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` }),
       );
-    const fault = takeFault(route.target);
+    const fault = faults.take(route.target);
     if (fault?.fault === 'error_500_before') return send(res, 500, apiError());
     if (fault?.fault === 'conflict_409') return send(res, 409, inProgress(key ?? ''));
     if (fault?.fault === 'rate_limit_429') {
@@ -143,82 +127,40 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     return null;
   };
 
-  const handleControl = (_req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    if (path === '/__double/faults') {
-      double.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
-      return send(res, 200, { armed: true });
-    }
-    if (path === '/__double/webhook-faults') {
-      webhooks.arm(body as unknown as WebhookFault);
-      return send(res, 200, { armed: true });
-    }
-    if (path === '/__double/webhook-endpoint') {
-      webhooks.endpoint = { url: String(body.url), secret: String(body.secret) };
-      return send(res, 200, { ok: true });
-    }
-    if (path === '/__double/disputes') return send(res, 200, payments.dispute(String(body.payment_intent)) ?? {});
+  const control = (path: string, body: Record<string, unknown>) => {
+    if (path === '/__double/disputes') return payments.dispute(String(body.payment_intent)) ?? {};
     const refund = /^\/__double\/refunds\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
-    if (refund) return send(res, 200, refunds.setStatus(refund, body.status as 'failed') ?? {});
-    if (path === '/__double/requests') return send(res, 200, { requests });
-    if (path === '/__double/reset') {
-      double.reset();
-      return send(res, 200, { ok: true });
-    }
-    return send(res, 404, { error: 'unknown control path' });
+    return refund ? (refunds.setStatus(refund, body.status as 'failed') ?? {}) : null;
   };
-
-  const server: Server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    try {
-      if (path.startsWith('/__double/')) return handleControl(req, res, path, raw);
-      if (path.startsWith('/3ds/')) return threeDSPage(req, res, path, raw, payments);
-      await handleApi(req, res, path, raw);
-    } catch {
-      if (!res.headersSent) send(res, 500, apiError());
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const double: StripeDouble = {
+  const threeDS = issuerPage(
+    {
+      title: '3D Secure 2 Test Page',
+      text: 'Stripe double: complete or fail the authentication.',
+      complete: 'Complete',
+    },
+    (id, passed) => payments.completeThreeDS(id, passed),
+  );
+  const api = (req: IncomingMessage, res: ServerResponse, target: URL, raw: string) =>
+    handleApi(req, res, target.pathname, raw);
+  const failed = (res: ServerResponse) => send(res, 500, apiError());
+  const listening = await listenDouble(
+    options.port ?? 0,
+    { faults, webhooks, requests, control, threeDS, api, failed },
+    (at) => {
+      url = at;
+    },
+  );
+  return {
     url,
     secretKey,
     webhooks,
     payments,
     refunds,
     requests,
-    arm(target, fault, times = 1) {
-      faults.push({ target, fault, left: times });
-    },
-    reset() {
-      faults = [];
-      requests.length = 0;
-      webhooks.reset();
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await webhooks.settled();
-    },
+    arm: (target, fault, times = 1) => faults.arm(target, fault, times),
+    reset: listening.reset,
+    close: listening.close,
   };
-  return double;
-}
-
-/** The issuer's 3-D Secure page, like Stripe's test page: complete or fail, then back to return_url. */
-function threeDSPage(req: IncomingMessage, res: ServerResponse, path: string, raw: string, payments: Payments) {
-  const id = path.slice('/3ds/'.length);
-  if (req.method === 'POST') {
-    const back = payments.completeThreeDS(id, new URLSearchParams(raw).get('action') === 'complete');
-    if (!back) return send(res, 404, { error: 'unknown payment' });
-    res.writeHead(303, { location: back }).end();
-    return;
-  }
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>3D Secure 2 Test Page</title></head>
-<body><h1>3D Secure 2 Test Page</h1><p>Stripe double: complete or fail the authentication.</p>
-<form method="post"><button name="action" value="complete" id="complete">Complete</button>
-<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
 }
 
 const apiError = () => errorBody({ type: 'api_error', message: 'An unknown error occurred.' });
@@ -243,12 +185,3 @@ const headerOf = (req: IncomingMessage, name: string) => {
   const value = req.headers[name];
   return typeof value === 'string' ? value : null;
 };
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}

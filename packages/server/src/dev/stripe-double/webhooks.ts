@@ -22,8 +22,41 @@ export function stripeSignature(body: string, secret: string, timestamp = nowSec
   return `t=${timestamp},v1=${v1}`;
 }
 
-/** Sends events to the one endpoint registered, as Stripe does, with the faults armed. */
+/** How an acquirer wraps and signs its events (Stripe's by default; the Checkout.com double passes its own). */
+export interface WebhookFormat {
+  envelope(type: string, object: Json): Json;
+  headers(body: string, secret: string, fault: WebhookFault | undefined): Record<string, string>;
+}
+
+const STRIPE_FORMAT: WebhookFormat = {
+  envelope: (type, object) => ({
+    id: stripeId('evt'),
+    object: 'event',
+    api_version: '2025-01-27.acacia',
+    created: nowSeconds(),
+    data: { object },
+    livemode: true,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  }),
+  headers: (body, secret, fault) => ({
+    'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+    'stripe-signature': stripeSignature(
+      body,
+      fault?.fault === 'bad_signature' ? 'whsec_forged' : secret,
+      fault?.fault === 'stale' ? nowSeconds() - 600 : nowSeconds(),
+    ),
+  }),
+};
+
+/** Sends events to the one endpoint registered, as the acquirer does, with the faults armed. */
 export class WebhookSender {
+  readonly format: WebhookFormat;
+  constructor(format: WebhookFormat = STRIPE_FORMAT) {
+    this.format = format;
+  }
+
   endpoint: { url: string; secret: string } | null = null;
   readonly sent: SentWebhook[] = [];
   readonly events: Json[] = [];
@@ -46,17 +79,7 @@ export class WebhookSender {
   }
 
   emit(type: string, object: Json): void {
-    const event: Json = {
-      id: stripeId('evt'),
-      object: 'event',
-      api_version: '2025-01-27.acacia',
-      created: nowSeconds(),
-      data: { object },
-      livemode: true,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-    };
+    const event = this.format.envelope(type, object);
     this.events.push(event);
     if (this.#holding > 0) {
       this.#held.push(event);
@@ -89,19 +112,24 @@ export class WebhookSender {
     this.#pending.add(running);
   }
 
+  /** An event as it would be sent now (body and signature headers), for tests that post it themselves. */
+  signed(event: Json, secret: string): { body: string; headers: Record<string, string> } {
+    return {
+      body: JSON.stringify(event, null, 2),
+      headers: this.format.headers(JSON.stringify(event, null, 2), secret, undefined),
+    };
+  }
+
   async #send(event: Json, fault: WebhookFault | undefined): Promise<void> {
     if (!this.endpoint) return;
     const body = JSON.stringify(event, null, 2);
-    const secret = fault?.fault === 'bad_signature' ? 'whsec_forged' : this.endpoint.secret;
-    const timestamp = fault?.fault === 'stale' ? nowSeconds() - 600 : nowSeconds();
     let status: number | null = null;
     try {
       const res = await fetch(this.endpoint.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json; charset=utf-8',
-          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-          'stripe-signature': stripeSignature(body, secret, timestamp),
+          ...this.format.headers(body, this.endpoint.secret, fault),
         },
         body,
         signal: AbortSignal.timeout(10_000),

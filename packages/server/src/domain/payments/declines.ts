@@ -25,3 +25,14 @@ export function declined(
   const outcome = { kind: 'declined' as const, issuer, code, message: DECLINE_MESSAGES[code], threeDS };
   return refs ? { ...outcome, refs } : outcome;
 }
+
+/** The acquirer refused the request before any money could move. */
+export const notProcessed = (): AuthorizeOutcome => ({ kind: 'error', issuer: null, message: NOT_PROCESSED_MESSAGE });
+
+/** Whether money moved is not known (decision 0041): reconciled later, never shown as a decline. */
+export const unknownOutcome = (refs?: ProcessorRefs): AuthorizeOutcome => ({
+  kind: 'unknown',
+  issuer: null,
+  message: UNKNOWN_MESSAGE,
+  ...(refs ? { refs } : {}),
+});

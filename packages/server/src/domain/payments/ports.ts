@@ -246,6 +246,8 @@ export interface Processor {
   reverse?(attempt: AttemptRef): Promise<RefundOutcome>;
   /** Our attempt id that the acquirer's payment carries (its metadata); null when it cannot say. */
   attemptIdOf?(paymentRef: string): Promise<string | null>;
+  /** The request header that carries a notice's signature (Stripe-Signature when not said). */
+  readonly noticeSignatureHeader?: string;
   /** Checks a notice's signature on its raw body and reads it; throws NoticeRejected when forged or stale. */
   readNotice?(rawBody: Buffer, signature: string): ProcessorNotice;
 }

@@ -12,7 +12,7 @@ const BODY_LIMIT = 1024 * 1024;
 
 /**
  * `POST {app_url}/hooks/<connector>`: signed notices from the live connector's acquirer
- * (Stripe: /hooks/stripe; docs/live.md). The signature is checked on the raw bytes, so
+ * (Stripe: /hooks/stripe, Checkout.com: /hooks/checkout-com; docs/live.md). The signature is checked on the raw bytes, so
  * this scope reads every body as a Buffer. 2xx acknowledges (also duplicates and types we
  * ignore: the acquirer stops resending); 400 means forged or stale and changes nothing.
  */
@@ -30,7 +30,7 @@ export async function registerProcessorHooks(app: FastifyInstance, services: Ser
         if (!processor?.readNotice || processor.name !== request.params.connector) {
           return reply.code(404).send({ error: 'No live connector of this name is configured.' });
         }
-        const signature = request.headers['stripe-signature'];
+        const signature = request.headers[processor.noticeSignatureHeader ?? 'stripe-signature'];
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         try {
           const result = await applyProcessorNotice(noticeDeps(services), processor, raw, String(signature ?? ''));

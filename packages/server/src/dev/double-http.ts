@@ -1,0 +1,157 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WebhookFault, WebhookSender } from './stripe-double/webhooks.ts';
+
+/**
+ * What the acquirer doubles (stripe-double/, checkout-double/) share: the armed faults, the
+ * loopback listener with its three areas (/__double/* control, /3ds/* the issuer's page,
+ * the rest the API), and the control paths every double answers alike.
+ */
+
+/** The same menu in every double (docs/live.md). */
+export type ApiFault =
+  | { fault: 'delay_after_commit'; delayMs: number }
+  | { fault: 'drop_after_commit' }
+  | { fault: 'error_500_before' }
+  | { fault: 'error_500_after' }
+  | { fault: 'conflict_409' }
+  | { fault: 'rate_limit_429'; retryAfter?: number };
+
+/** Which call a fault hits: a payment's creation, its retrieval, a search, a refund. */
+export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
+
+export class Faults {
+  #armed: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
+
+  arm(target: FaultTarget, fault: ApiFault, times = 1): void {
+    this.#armed.push({ target, fault, left: times });
+  }
+
+  take(target: FaultTarget): ApiFault | null {
+    const armed = this.#armed.find((f) => f.target === target && f.left > 0);
+    if (!armed) return null;
+    armed.left -= 1;
+    return armed.fault;
+  }
+
+  clear(): void {
+    this.#armed = [];
+  }
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => unknown;
+
+export interface DoubleParts {
+  faults: Faults;
+  webhooks: WebhookSender;
+  requests: unknown[];
+  /** Control paths of this double only (disputes, refund states, …); null when not one. */
+  control(path: string, body: Record<string, unknown>): Record<string, unknown> | null;
+  threeDS: Handler;
+  api: Handler;
+  /** The acquirer's own answer to an error inside the double. */
+  failed(res: ServerResponse): void;
+}
+
+export interface ListeningDouble {
+  url: string;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 (`port` 0 picks one) and routes requests to the double's parts. */
+export async function listenDouble(
+  port: number,
+  parts: DoubleParts,
+  onUrl: (url: string) => void,
+): Promise<ListeningDouble> {
+  const reset = () => {
+    parts.faults.clear();
+    parts.requests.length = 0;
+    parts.webhooks.reset();
+  };
+  const control = (res: ServerResponse, path: string, raw: string) => {
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const answer = sharedControl(path, body, parts, reset) ?? parts.control(path, body);
+    res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer ?? { error: 'unknown control path' }));
+  };
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const url = new URL(req.url ?? '/', 'http://x');
+    try {
+      if (url.pathname.startsWith('/__double/')) return control(res, url.pathname, raw);
+      if (url.pathname.startsWith('/3ds/')) return await parts.threeDS(req, res, url, raw);
+      await parts.api(req, res, url, raw);
+    } catch {
+      if (!res.headersSent) parts.failed(res);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  onUrl(url);
+  return {
+    url,
+    reset,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await parts.webhooks.settled();
+    },
+  };
+}
+
+function sharedControl(path: string, body: Record<string, unknown>, parts: DoubleParts, reset: () => void) {
+  switch (path) {
+    case '/__double/faults':
+      parts.faults.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
+      return { armed: true };
+    case '/__double/webhook-faults':
+      parts.webhooks.arm(body as unknown as WebhookFault);
+      return { armed: true };
+    case '/__double/webhook-endpoint':
+      parts.webhooks.endpoint = { url: String(body.url), secret: String(body.secret) };
+      return { ok: true };
+    case '/__double/requests':
+      return { requests: parts.requests };
+    case '/__double/reset':
+      reset();
+      return { ok: true };
+    default:
+      return null;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The issuer's 3-D Secure page at /3ds/<payment id>: GET shows it, POST action=complete|fail
+ * decides the payment (`decide` answers where the shopper goes back, null when unknown) and
+ * redirects there with 303.
+ */
+export function issuerPage(
+  page: { title: string; text: string; complete: string },
+  decide: (paymentId: string, passed: boolean) => string | null,
+): (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => void {
+  return (req, res, url, raw) => {
+    const id = url.pathname.slice('/3ds/'.length);
+    if (req.method === 'POST') {
+      const back = decide(id, new URLSearchParams(raw).get('action') === 'complete');
+      if (!back)
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown payment"}');
+      return void res.writeHead(303, { location: back }).end();
+    }
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${page.title}</title></head>
+<body><h1>${page.title}</h1><p>${page.text}</p>
+<form method="post"><button name="action" value="complete" id="complete">${page.complete}</button>
+<button name="action" value="fail" id="fail">Fail</button></form></body></html>`;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  };
+}
