@@ -1,0 +1,13 @@
+/**
+ * The reliability battery (issue 15): each test runs a small count in `npm test` and a larger
+ * one in `npm run test:long` (OBOLUS_LONG=1), and prints the figure it measured in one line
+ * starting with "figure:" so that docs/security.md can quote the latest run.
+ */
+export const LONG = process.env.OBOLUS_LONG === '1';
+
+/** The default count, or the long one under `npm run test:long`. */
+export const count = (short: number, long: number) => (LONG ? long : short);
+
+export function reportFigure(name: string, figure: string): void {
+  console.log(`figure: ${name}: ${figure}${LONG ? ' (long run)' : ''}`);
+}
