@@ -44,6 +44,14 @@ export async function buildApp(
     // One line per request, written when it is answered (below), instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Slowloris: a client trickling its headers or body holds a connection only this long.
+    requestTimeout: services.config.requestTimeoutMs,
+    http: {
+      headersTimeout: services.config.headersTimeoutMs,
+      requestTimeout: services.config.requestTimeoutMs,
+      // Node checks the two timeouts this often (30 s by default): a tenth of the shorter one.
+      connectionsCheckingInterval: Math.max(50, Math.round(services.config.headersTimeoutMs / 10)),
+    },
     trustProxy: fastifyTrustProxy(services.config.trustProxy),
     return503OnClosing: true,
     routerOptions: {

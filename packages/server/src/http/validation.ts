@@ -31,8 +31,12 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
       check.errors = validate.errors;
       return false;
     }
-    const path = unsafeTextAt(data, '');
-    return path === undefined ? true : { error: unsafeTextError(paramName(httpPart ?? 'body', path)) };
+    const part = httpPart ?? 'body';
+    const text = firstAt(data, '', unsafeText);
+    if (text !== undefined) return { error: unsafeTextError(paramName(part, text)) };
+    // Ajv coerces `1e309` in a query string to Infinity and lets it through integer and maximum.
+    const infinite = firstAt(data, '', (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf));
+    return infinite === undefined ? true : { error: nonFiniteError(paramName(part, infinite)) };
   };
   check.errors = null as typeof validate.errors;
   return check as never;
@@ -41,19 +45,22 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-const unsafeText = (text: string) => CONTROL.test(text) || !text.isWellFormed();
+const unsafeText = (leaf: unknown) => typeof leaf === 'string' && (CONTROL.test(leaf) || !leaf.isWellFormed());
 
-/** The JSON pointer of the first text holding a refused character, in a key or a value. */
-function unsafeTextAt(value: unknown, at: string): string | undefined {
-  if (typeof value === 'string') return unsafeText(value) ? at : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
+/** The JSON pointer of the first key or value for which `refused` holds. */
+function firstAt(value: unknown, at: string, refused: (leaf: unknown) => boolean): string | undefined {
+  if (value === null || typeof value !== 'object') return refused(value) ? at : undefined;
   for (const [key, item] of Object.entries(value)) {
     const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (unsafeText(key)) return path;
-    const found = unsafeTextAt(item, path);
+    if (refused(key)) return path;
+    const found = firstAt(item, path, refused);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function nonFiniteError(param: string): ApiError {
+  return new ApiError('parameter_invalid', `${param} must be a finite number.`, param);
 }
 
 function unsafeTextError(param: string): ApiError {
