@@ -171,6 +171,26 @@ describe.each(ENGINES)('hostile input on every public endpoint (%s)', (engine) =
     },
   );
 
+  it.each([
+    ['POST', '/api/v1/webhook-endpoints/we_x/resend/evt_x'],
+    ['POST', '/api/v1/payment-intents'],
+    ['POST', '/embed/v1/confirm'],
+  ])('%s %s with a body 20,000 levels deep and an Idempotency-Key is a 400 body_invalid', async (method, path) => {
+    const res = await t.call(method, path, {
+      key: shop.secretKey,
+      rawBody: '['.repeat(20_000) + ']'.repeat(20_000),
+      headers: { 'content-type': 'application/json', 'idempotency-key': `deep-${path}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'body_invalid' });
+    const shallow = await t.call(method, path, {
+      key: shop.secretKey,
+      rawBody: `${'{"a":'.repeat(33)}1${'}'.repeat(33)}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(shallow.json.error.message).toContain('nests more than 32 levels');
+  });
+
   it('answers every generated request with a documented 4xx (or a success), never a 5xx, and stays up', async () => {
     let sent = 0;
     const statuses = new Map<number, number>();

@@ -26,7 +26,7 @@ import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
 import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
-import { validatorCompiler } from './validation.ts';
+import { refuseDeepBodies, validatorCompiler } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const MAX_PARAM_LENGTH = 2048;
@@ -75,6 +75,7 @@ export async function buildApp(
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  refuseDeepBodies(app);
   warnOfUntrustedProxy(app, services.config.trustProxy);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 
 /**
@@ -146,4 +146,33 @@ export function validationError(errors: ErrorObject[], part: string): ApiError {
     default:
       return new ApiError('parameter_invalid', `${param} ${error.message ?? 'is invalid'}.`, param);
   }
+}
+
+/** No request needs more; a deeper body would exhaust the stack of recursive code after it. */
+export const MAX_BODY_DEPTH = 32;
+
+/** How deeply `value` nests arrays and objects, counted without recursion (the body may be 60,000 levels deep). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Refuses a body nested deeper than MAX_BODY_DEPTH before any route or plugin walks it. */
+export function refuseDeepBodies(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (depthOf(request.body) > MAX_BODY_DEPTH) {
+      throw new ApiError(
+        'body_invalid',
+        `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`,
+      );
+    }
+  });
 }
