@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { count, reportFigure } from './support/battery.ts';
+import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { assertResponseInContract } from './support/contract.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
@@ -191,65 +191,69 @@ describe.each(ENGINES)('hostile input on every public endpoint (%s)', (engine) =
     expect(shallow.json.error.message).toContain('nests more than 32 levels');
   });
 
-  it('answers every generated request with a documented 4xx (or a success), never a 5xx, and stays up', async () => {
-    let sent = 0;
-    const statuses = new Map<number, number>();
-    const result = await fc.check(
-      fc.asyncProperty(
-        fc.constantFrom(...OPERATIONS),
-        fc.oneof(hostileJson.map(utf8), invalidUtf8),
-        contentType,
-        idPart,
-        idPart,
-        query,
-        headers,
-        fc.boolean(),
-        async (op, body, type, id, eventId, search, extra, authenticated) => {
-          const path = op.path.replace('{id}', encodeId(id)).replace('{event_id}', encodeId(eventId)) + search;
-          const init: RequestInit = { method: op.method, headers: { ...extra } };
-          const h = init.headers as Record<string, string>;
-          if (authenticated) h.authorization = `Bearer ${shop.secretKey}`;
-          if (op.method !== 'GET' && op.method !== 'DELETE') {
-            h['content-type'] = type;
-            init.body = body;
-          }
-          const response = await fetch(t.url + path, init);
-          const text = await response.text();
-          sent++;
-          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-          if (response.status >= 500) fivexx++;
-          expect(response.status, `${op.method} ${path}: ${text.slice(0, 200)}`).toBeLessThan(500);
-          // The merchant API's answers in the shape its document gives for each status (the
-          // transactions surface has its own, `{"error": "<message>"}`); the widget's in §7.2's.
-          if (path.startsWith('/api/v1/')) assertResponseInContract(op.method, path, response.status, text);
-          else if (response.status >= 400) {
-            expect(JSON.parse(text).error).toMatchObject({ type: expect.any(String), code: expect.any(String) });
-          }
-        },
-      ),
-      { numRuns: count(300, 10_000), endOnFailure: true },
-    );
-    // The counterexample can be megabytes: say which request failed and why, briefly.
-    if (result.failed) {
-      const [op, , type, id, , search] = result.counterexample ?? [];
-      throw new Error(
-        `${JSON.stringify({ op, type, id: String(id).slice(0, 60), search })}: ${String(result.errorInstance).slice(0, 600)}\n` +
-          `server error: ${lastServerError(t)}`,
+  it(
+    'answers every generated request with a documented 4xx (or a success), never a 5xx, and stays up',
+    async () => {
+      let sent = 0;
+      const statuses = new Map<number, number>();
+      const result = await fc.check(
+        fc.asyncProperty(
+          fc.constantFrom(...OPERATIONS),
+          fc.oneof(hostileJson.map(utf8), invalidUtf8),
+          contentType,
+          idPart,
+          idPart,
+          query,
+          headers,
+          fc.boolean(),
+          async (op, body, type, id, eventId, search, extra, authenticated) => {
+            const path = op.path.replace('{id}', encodeId(id)).replace('{event_id}', encodeId(eventId)) + search;
+            const init: RequestInit = { method: op.method, headers: { ...extra } };
+            const h = init.headers as Record<string, string>;
+            if (authenticated) h.authorization = `Bearer ${shop.secretKey}`;
+            if (op.method !== 'GET' && op.method !== 'DELETE') {
+              h['content-type'] = type;
+              init.body = body;
+            }
+            const response = await fetch(t.url + path, init);
+            const text = await response.text();
+            sent++;
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            if (response.status >= 500) fivexx++;
+            expect(response.status, `${op.method} ${path}: ${text.slice(0, 200)}`).toBeLessThan(500);
+            // The merchant API's answers in the shape its document gives for each status (the
+            // transactions surface has its own, `{"error": "<message>"}`); the widget's in §7.2's.
+            if (path.startsWith('/api/v1/')) assertResponseInContract(op.method, path, response.status, text);
+            else if (response.status >= 400) {
+              expect(JSON.parse(text).error).toMatchObject({ type: expect.any(String), code: expect.any(String) });
+            }
+          },
+        ),
+        { numRuns: count(300, 10_000), endOnFailure: true },
       );
-    }
-    const health = await fetch(`${t.url}/healthz`);
-    expect(health.status).toBe(200);
-    expect({} as Record<string, unknown>).not.toHaveProperty('admin');
-    expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
-    const rss = process.memoryUsage().rss / 1024 / 1024;
-    reportFigure(
-      `hostile input (${engine})`,
-      `${sent} generated requests over ${OPERATIONS.length} operations, ${fivexx} 5xx; statuses ${[...statuses]
-        .sort()
-        .map(([s, n]) => `${s}x${n}`)
-        .join(' ')}; rss ${rss.toFixed(0)} MiB`,
-    );
-  });
+      // The counterexample can be megabytes: say which request failed and why, briefly.
+      if (result.failed) {
+        const [op, , type, id, , search] = result.counterexample ?? [];
+        throw new Error(
+          `${JSON.stringify({ op, type, id: String(id).slice(0, 60), search })}: ${String(result.errorInstance).slice(0, 600)}\n` +
+            `server error: ${lastServerError(t)}`,
+        );
+      }
+      const health = await fetch(`${t.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect({} as Record<string, unknown>).not.toHaveProperty('admin');
+      expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
+      const rss = process.memoryUsage().rss / 1024 / 1024;
+      reportFigure(
+        `hostile input (${engine})`,
+        `${sent} generated requests over ${OPERATIONS.length} operations, ${fivexx} 5xx; statuses ${[...statuses]
+          .sort()
+          .map(([s, n]) => `${s}x${n}`)
+          .join(' ')}; rss ${rss.toFixed(0)} MiB`,
+      );
+    },
+    BATTERY_TIMEOUT_MS,
+  );
 });
 
 /** Sends `head`, then `trickle` one byte every 100 ms; resolves with what the server answered and when it hung up. */

@@ -9,7 +9,7 @@ import { masterKeyFileFor } from '../src/crypto/master-key.ts';
 import { rollSecretKey } from '../src/domain/accounts.ts';
 import { redactUrl } from '../src/logger.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
-import { count, reportFigure } from './support/battery.ts';
+import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
@@ -107,79 +107,83 @@ describe.each(ENGINES)('secrets in the database, logs and webhooks after a repre
     await t.close();
   });
 
-  it('finds no card number beyond first 6 / last 4, no CVC, secret key, signing secret or private key', async () => {
-    const shops = [await t.newAccount(), await t.newAccount()];
-    secrets.secretKeys.push(...shops.map((s) => s.secretKey));
-    for (const shop of shops) {
-      const created = await t.call('POST', '/api/v1/webhook-endpoints', {
-        key: shop.secretKey,
-        body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
-      });
-      expect(created.status).toBe(200);
-      secrets.signingSecrets.push(created.json.secret);
-      const rolled = await t.call('POST', `/api/v1/webhook-endpoints/${created.json.id}/secret/roll`, {
-        key: shop.secretKey,
-        body: { grace_period_hours: 1 },
-      });
-      expect(rolled.status).toBe(200);
-      secrets.signingSecrets.push(rolled.json.secret);
-    }
-    let payments = 0;
-    for (let round = 0; round < rounds; round++) {
-      for (const test of SANDBOX_TEST_CARDS) {
-        const shop = shops[payments % 2]!;
-        const intent = await createIntent(t, shop.secretKey, { amount: 1000 + payments });
-        // A distinctive CVC per payment, of the brand's length.
-        const cvc = String(100 + (payments % 900)).padStart(test.number.length === 15 ? 4 : 3, '7');
-        const paid = await confirm(t, shop.clientKey, intent.client_secret, card(test.number, { cvc }));
-        expect(paid.status).toBe(200);
-        if (paid.json.status === 'succeeded') {
-          const refund = await t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
-            key: shop.secretKey,
-            body: { amount: 100 },
-          });
-          expect(refund.status).toBe(200);
-        }
-        secrets.pans.push(test.number);
-        secrets.cvcs.push(cvc);
-        payments++;
+  it(
+    'finds no card number beyond first 6 / last 4, no CVC, secret key, signing secret or private key',
+    async () => {
+      const shops = [await t.newAccount(), await t.newAccount()];
+      secrets.secretKeys.push(...shops.map((s) => s.secretKey));
+      for (const shop of shops) {
+        const created = await t.call('POST', '/api/v1/webhook-endpoints', {
+          key: shop.secretKey,
+          body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
+        });
+        expect(created.status).toBe(200);
+        secrets.signingSecrets.push(created.json.secret);
+        const rolled = await t.call('POST', `/api/v1/webhook-endpoints/${created.json.id}/secret/roll`, {
+          key: shop.secretKey,
+          body: { grace_period_hours: 1 },
+        });
+        expect(rolled.status).toBe(200);
+        secrets.signingSecrets.push(rolled.json.secret);
       }
-      // A key roll with grace: both the old and the new key are in use afterwards.
-      const rolled = await rollSecretKey(t.server.services.repos.accounts, t.server.services.clock, shops[0]!.id, 1);
-      secrets.secretKeys.push(rolled.secretKey);
-      await t.server.services.keyring.rotate(HOUR);
-    }
-    // Mistakes a merchant makes: a wrong key, a key in the query string.
-    await t.call('GET', `/api/v1/payment-intents?key=${shops[0]!.secretKey}`, { key: `${shops[1]!.secretKey}x` });
-    const dispatcher = new WebhookDispatcher(t.server.services);
-    for (let i = 0; i < 20 && (await dispatcher.runOnce()).attempts.length > 0; i++) {}
-    expect(receiver.received.length).toBeGreaterThan(payments);
+      let payments = 0;
+      for (let round = 0; round < rounds; round++) {
+        for (const test of SANDBOX_TEST_CARDS) {
+          const shop = shops[payments % 2]!;
+          const intent = await createIntent(t, shop.secretKey, { amount: 1000 + payments });
+          // A distinctive CVC per payment, of the brand's length.
+          const cvc = String(100 + (payments % 900)).padStart(test.number.length === 15 ? 4 : 3, '7');
+          const paid = await confirm(t, shop.clientKey, intent.client_secret, card(test.number, { cvc }));
+          expect(paid.status).toBe(200);
+          if (paid.json.status === 'succeeded') {
+            const refund = await t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+              key: shop.secretKey,
+              body: { amount: 100 },
+            });
+            expect(refund.status).toBe(200);
+          }
+          secrets.pans.push(test.number);
+          secrets.cvcs.push(cvc);
+          payments++;
+        }
+        // A key roll with grace: both the old and the new key are in use afterwards.
+        const rolled = await rollSecretKey(t.server.services.repos.accounts, t.server.services.clock, shops[0]!.id, 1);
+        secrets.secretKeys.push(rolled.secretKey);
+        await t.server.services.keyring.rotate(HOUR);
+      }
+      // Mistakes a merchant makes: a wrong key, a key in the query string.
+      await t.call('GET', `/api/v1/payment-intents?key=${shops[0]!.secretKey}`, { key: `${shops[1]!.secretKey}x` });
+      const dispatcher = new WebhookDispatcher(t.server.services);
+      for (let i = 0; i < 20 && (await dispatcher.runOnce()).attempts.length > 0; i++) {}
+      expect(receiver.received.length).toBeGreaterThan(payments);
 
-    secrets.masterKey =
-      engine === 'sqlite'
-        ? readFileSync(masterKeyFileFor(t.database.url), 'utf8')
-            .trim()
-            .split(/[\s,]+/)
-            .pop()!
-        : (process.env.OBOLUS_MASTER_KEY as string);
-    const logText = t.logs();
-    const webhookText = receiver.received.map((w) => `${JSON.stringify(w.headers)}\n${w.body}`).join('\n');
-    const dbText = databaseText(t);
-    // The scan itself can fail: what it looks for is there in what the run sent.
-    expect(leaks('sent', JSON.stringify(secrets), secrets).length).toBeGreaterThan(0);
-    const found = [
-      ...leaks('database', dbText, secrets),
-      ...leaks('logs', logText, secrets),
-      ...leaks('webhooks', webhookText, secrets),
-    ];
-    expect(found).toEqual([]);
-    reportFigure(
-      `secrets scan (${engine})`,
-      `${payments} payments with CVC, ${secrets.secretKeys.length} secret keys, ${secrets.signingSecrets.length} signing secrets; ` +
-        `scanned ${(dbText.length / 1024).toFixed(0)} KiB of database, ${logText.split('\n').length} log lines, ` +
-        `${receiver.received.length} webhooks: 0 findings`,
-    );
-  });
+      secrets.masterKey =
+        engine === 'sqlite'
+          ? readFileSync(masterKeyFileFor(t.database.url), 'utf8')
+              .trim()
+              .split(/[\s,]+/)
+              .pop()!
+          : (process.env.OBOLUS_MASTER_KEY as string);
+      const logText = t.logs();
+      const webhookText = receiver.received.map((w) => `${JSON.stringify(w.headers)}\n${w.body}`).join('\n');
+      const dbText = databaseText(t);
+      // The scan itself can fail: what it looks for is there in what the run sent.
+      expect(leaks('sent', JSON.stringify(secrets), secrets).length).toBeGreaterThan(0);
+      const found = [
+        ...leaks('database', dbText, secrets),
+        ...leaks('logs', logText, secrets),
+        ...leaks('webhooks', webhookText, secrets),
+      ];
+      expect(found).toEqual([]);
+      reportFigure(
+        `secrets scan (${engine})`,
+        `${payments} payments with CVC, ${secrets.secretKeys.length} secret keys, ${secrets.signingSecrets.length} signing secrets; ` +
+          `scanned ${(dbText.length / 1024).toFixed(0)} KiB of database, ${logText.split('\n').length} log lines, ` +
+          `${receiver.received.length} webhooks: 0 findings`,
+      );
+    },
+    BATTERY_TIMEOUT_MS,
+  );
 });
 
 describe('the scan and the log redaction it relies on', () => {

@@ -11,3 +11,6 @@ export const count = (short: number, long: number) => (LONG ? long : short);
 export function reportFigure(name: string, figure: string): void {
   console.log(`figure: ${name}: ${figure}${LONG ? ' (long run)' : ''}`);
 }
+
+/** Vitest's time limit for a test whose count grows under `npm run test:long`. */
+export const BATTERY_TIMEOUT_MS = LONG ? 30 * 60_000 : 60_000;
