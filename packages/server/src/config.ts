@@ -47,6 +47,8 @@ export interface Config {
    */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -75,7 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function parseRequestTimeouts(env: NodeJS.ProcessEnv): { headersTimeoutMs: number; requestTimeoutMs: number } {
+function parseRequestTimeouts(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'shutdownTimeoutMs'> {
   const read = (name: string, fallback: number) => {
     const text = env[name] || String(fallback);
     const ms = Number(text);
@@ -89,7 +93,8 @@ function parseRequestTimeouts(env: NodeJS.ProcessEnv): { headersTimeoutMs: numbe
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new Error('OBOLUS_HEADERS_TIMEOUT_MS must not be longer than OBOLUS_REQUEST_TIMEOUT_MS');
   }
-  return { headersTimeoutMs, requestTimeoutMs };
+  // 25 s: inside the 30 s a container orchestrator waits after SIGTERM before it kills.
+  return { headersTimeoutMs, requestTimeoutMs, shutdownTimeoutMs: read('OBOLUS_SHUTDOWN_TIMEOUT_MS', 25_000) };
 }
 
 /** What webhook URLs may target, for the endpoint rules and the sender (decisions 0021, 0090). */

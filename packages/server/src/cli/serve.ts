@@ -23,9 +23,18 @@ export function registerServe(program: Command): void {
       });
       const demo = demoWanted ? await ensureDemoAccount(server.services) : null;
       writeAfterLogs(logger, banner(config, server.services.database.location, demo, server.metricsUrl));
+      // Stop accepting, let requests in flight finish and be answered, then close; past the
+      // deadline, exit anyway (an orchestrator would kill the process soon after).
       const stop = async (signal: string) => {
-        logger.info({ signal }, 'shutting down');
+        logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, 'shutting down');
+        const deadline = setTimeout(() => {
+          logger.error({ signal }, 'shutdown deadline passed: exiting with requests still in flight');
+          logger.flush();
+          process.exit(1);
+        }, config.shutdownTimeoutMs);
         await server.close();
+        clearTimeout(deadline);
+        logger.info({ signal }, 'shut down');
         logger.flush();
       };
       process.once('SIGINT', stop);

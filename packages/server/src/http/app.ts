@@ -83,6 +83,15 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
+  // Shutting down: a request in flight is answered, then its keep-alive connection is closed
+  // (or the server would wait for the client to hang up).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     // `obolus listen` reads the events list every second: its polls would drown the log.
     const poll = request.routeOptions.url === '/api/v1/events' && reply.statusCode < 400;

@@ -4,6 +4,9 @@ import { freePort, type TestServer } from './server.ts';
 
 export interface SecondProcess {
   url: string;
+  child: ChildProcess;
+  /** Everything the process wrote so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -16,7 +19,7 @@ function databaseUrlOf(t: TestServer): string {
 }
 
 /** Another `obolus serve` process over the same database as `t`: a second node of a cluster. */
-export async function startSecondProcess(t: TestServer): Promise<SecondProcess> {
+export async function startSecondProcess(t: TestServer, env: Record<string, string> = {}): Promise<SecondProcess> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
     env: {
@@ -25,6 +28,7 @@ export async function startSecondProcess(t: TestServer): Promise<SecondProcess> 
       PORT: String(port),
       OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
       OBOLUS_LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,6 +53,8 @@ export async function startSecondProcess(t: TestServer): Promise<SecondProcess> 
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
     stop: () =>
       new Promise((resolve) => {
         child.removeAllListeners('exit');
