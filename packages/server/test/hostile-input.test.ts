@@ -1,22 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
+import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
 import { assertResponseInContract } from './support/contract.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
-const DOCUMENT = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 /** Every public operation: the merchant API from its document, and the widget's JSON endpoints. */
 const OPERATIONS: { method: string; path: string }[] = [
-  ...Object.entries(DOCUMENT.paths as Record<string, object>).flatMap(([path, ops]) =>
-    Object.keys(ops)
-      .filter((m) => METHODS.includes(m))
-      .map((m) => ({ method: m.toUpperCase(), path })),
-  ),
+  ...MERCHANT_OPERATIONS,
   { method: 'POST', path: '/embed/v1/intent' },
   { method: 'POST', path: '/embed/v1/confirm' },
 ];

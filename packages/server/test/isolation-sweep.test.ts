@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
+import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
 import { merchant, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestResponse, type TestServer } from './support/server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
-const DOCUMENT = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'));
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
-/** Every operation of the merchant API, from the OpenAPI document. */
-const OPERATIONS: { method: string; path: string }[] = Object.entries(DOCUMENT.paths as Record<string, object>).flatMap(
-  ([path, ops]) =>
-    Object.keys(ops)
-      .filter((m) => METHODS.includes(m))
-      .map((m) => ({ method: m.toUpperCase(), path })),
-);
+const OPERATIONS = MERCHANT_OPERATIONS;
 const BY_ID = OPERATIONS.filter((op) => op.path.includes('{'));
 
 /** An id of the same shape that names nothing: its last character changed. */
