@@ -43,6 +43,14 @@ export interface Config {
   liveConnector: LiveConnectorConfig | null;
   /** OBOLUS_REVIEW_UNKNOWN_AFTER_MS: an attempt still of unknown outcome this long is flagged for review. */
   reviewUnknownAfterMs: number;
+  /**
+   * OBOLUS_HEADERS_TIMEOUT_MS / OBOLUS_REQUEST_TIMEOUT_MS: how long a client may take to send its
+   * headers, and its whole request; a slower one gets a 408 and its connection is closed (slowloris).
+   */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -68,7 +76,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     liveConnector: parseLiveConnectorConfig(env),
     checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
     reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
+    ...parseRequestTimeouts(env),
   };
+}
+
+function parseRequestTimeouts(
+  env: NodeJS.ProcessEnv,
+): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'shutdownTimeoutMs'> {
+  const read = (name: string, fallback: number) => {
+    const text = env[name] || String(fallback);
+    const ms = Number(text);
+    if (!/^\d+$/.test(text) || ms < 100 || ms > 10 * MINUTE) {
+      throw new Error(`${name} must be 100..600000 milliseconds, got '${text}'`);
+    }
+    return ms;
+  };
+  const headersTimeoutMs = read('OBOLUS_HEADERS_TIMEOUT_MS', 10_000);
+  const requestTimeoutMs = read('OBOLUS_REQUEST_TIMEOUT_MS', 30_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error('OBOLUS_HEADERS_TIMEOUT_MS must not be longer than OBOLUS_REQUEST_TIMEOUT_MS');
+  }
+  // 25 s: inside the 30 s a container orchestrator waits after SIGTERM before it kills.
+  return { headersTimeoutMs, requestTimeoutMs, shutdownTimeoutMs: read('OBOLUS_SHUTDOWN_TIMEOUT_MS', 25_000) };
 }
 
 /** What webhook URLs may target, for the endpoint rules and the sender (decisions 0021, 0090). */

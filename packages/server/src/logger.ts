@@ -23,9 +23,14 @@ export const REDACT_PATHS = [
   ].flatMap((field) => [field, `*.${field}`]),
 ];
 
-/** A challenge token lets its holder finish a payment's 3-D Secure step: logged URLs keep only its prefix. */
-const CHALLENGE_TOKEN = /chl_[0-9A-Za-z]+/g;
-export const redactUrl = (url: string) => url.replace(CHALLENGE_TOKEN, 'chl_[redacted]');
+/**
+ * Credentials a URL may carry, by mistake (a secret key or signing secret pasted into a query
+ * string) or by design (a challenge token lets its holder finish a payment's 3-D Secure step;
+ * a client_secret pays its intent): logged URLs keep only their prefix.
+ */
+const URL_CREDENTIALS = /\b(chl_|sk_|whsec_)[0-9A-Za-z+/=%]+|(_secret_)[0-9A-Za-z]+/g;
+export const redactUrl = (url: string) =>
+  url.replace(URL_CREDENTIALS, (_all, prefix?: string, secret?: string) => `${prefix ?? secret}[redacted]`);
 
 /** Every `url` and `req.url` of a log line, tokens removed. */
 function withoutTokens(object: Record<string, unknown>): Record<string, unknown> {

@@ -52,9 +52,9 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // Awaited: the webhook worker finishes its pass before the database closes.
-      for (const worker of workers) await worker.stop();
-      await app.close();
+      // New connections are refused at once while requests in flight and the webhook worker's
+      // pass finish; the database closes after both.
+      await Promise.all([app.close(), ...workers.map((worker) => worker.stop())]);
       await metricsListener?.close();
       if (!options.services) await services.database.close();
     })();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerBackupCommands } from './backup.ts';
 import { registerDevCommands } from './dev.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerListen } from './listen.ts';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerKeyCommands(program);
   registerOriginCommands(program);
   registerWorker(program);
+  registerBackupCommands(program);
   registerListen(program);
   registerDevCommands(program);
   return program;

@@ -48,9 +48,18 @@ export function registerServe(program: Command): void {
           ? await runPrimary(config, logger, options.workers)
           : await serveOne(config, logger, demoWanted);
       writeAfterLogs(logger, banner(config, running, options.workers));
+      // Stop accepting, let requests in flight finish and be answered, then close; past the
+      // deadline, exit anyway (an orchestrator would kill the process soon after).
       const stop = async (signal: string) => {
-        logger.info({ signal }, 'shutting down');
+        logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, 'shutting down');
+        const deadline = setTimeout(() => {
+          logger.error({ signal }, 'shutdown deadline passed: exiting with requests still in flight');
+          logger.flush();
+          process.exit(1);
+        }, config.shutdownTimeoutMs);
         await running.stop();
+        clearTimeout(deadline);
+        logger.info({ signal }, 'shut down');
         logger.flush();
       };
       process.once('SIGINT', stop);

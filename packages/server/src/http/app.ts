@@ -26,7 +26,7 @@ import { secretKeyAuth } from './plugins/secret-key-auth.ts';
 import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
 import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
-import { validatorCompiler } from './validation.ts';
+import { refuseDeepBodies, validatorCompiler } from './validation.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const MAX_PARAM_LENGTH = 2048;
@@ -44,6 +44,14 @@ export async function buildApp(
     // One line per request, written when it is answered (below), instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Slowloris: a client trickling its headers or body holds a connection only this long.
+    requestTimeout: services.config.requestTimeoutMs,
+    http: {
+      headersTimeout: services.config.headersTimeoutMs,
+      requestTimeout: services.config.requestTimeoutMs,
+      // Node checks the two timeouts this often (30 s by default): a tenth of the shorter one.
+      connectionsCheckingInterval: Math.max(50, Math.round(services.config.headersTimeoutMs / 10)),
+    },
     trustProxy: fastifyTrustProxy(services.config.trustProxy),
     return503OnClosing: true,
     routerOptions: {
@@ -67,12 +75,22 @@ export async function buildApp(
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  refuseDeepBodies(app);
   warnOfUntrustedProxy(app, services.config.trustProxy);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('account', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
+  });
+  // Shutting down: a request in flight is answered, then its keep-alive connection is closed
+  // (or the server would wait for the client to hang up).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     // `obolus listen` reads the events list every second: its polls would drown the log.

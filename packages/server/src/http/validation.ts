@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 
 /**
@@ -31,8 +31,12 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
       check.errors = validate.errors;
       return false;
     }
-    const path = unsafeTextAt(data, '');
-    return path === undefined ? true : { error: unsafeTextError(paramName(httpPart ?? 'body', path)) };
+    const part = httpPart ?? 'body';
+    const text = firstAt(data, '', unsafeText);
+    if (text !== undefined) return { error: unsafeTextError(paramName(part, text)) };
+    // Ajv coerces `1e309` in a query string to Infinity and lets it through integer and maximum.
+    const infinite = firstAt(data, '', (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf));
+    return infinite === undefined ? true : { error: nonFiniteError(paramName(part, infinite)) };
   };
   check.errors = null as typeof validate.errors;
   return check as never;
@@ -41,19 +45,22 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-const unsafeText = (text: string) => CONTROL.test(text) || !text.isWellFormed();
+const unsafeText = (leaf: unknown) => typeof leaf === 'string' && (CONTROL.test(leaf) || !leaf.isWellFormed());
 
-/** The JSON pointer of the first text holding a refused character, in a key or a value. */
-function unsafeTextAt(value: unknown, at: string): string | undefined {
-  if (typeof value === 'string') return unsafeText(value) ? at : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
+/** The JSON pointer of the first key or value for which `refused` holds. */
+function firstAt(value: unknown, at: string, refused: (leaf: unknown) => boolean): string | undefined {
+  if (value === null || typeof value !== 'object') return refused(value) ? at : undefined;
   for (const [key, item] of Object.entries(value)) {
     const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (unsafeText(key)) return path;
-    const found = unsafeTextAt(item, path);
+    if (refused(key)) return path;
+    const found = firstAt(item, path, refused);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function nonFiniteError(param: string): ApiError {
+  return new ApiError('parameter_invalid', `${param} must be a finite number.`, param);
 }
 
 function unsafeTextError(param: string): ApiError {
@@ -139,4 +146,33 @@ export function validationError(errors: ErrorObject[], part: string): ApiError {
     default:
       return new ApiError('parameter_invalid', `${param} ${error.message ?? 'is invalid'}.`, param);
   }
+}
+
+/** No request needs more; a deeper body would exhaust the stack of recursive code after it. */
+export const MAX_BODY_DEPTH = 32;
+
+/** How deeply `value` nests arrays and objects, counted without recursion (the body may be 60,000 levels deep). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > MAX_BODY_DEPTH) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Refuses a body nested deeper than MAX_BODY_DEPTH before any route or plugin walks it. */
+export function refuseDeepBodies(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (depthOf(request.body) > MAX_BODY_DEPTH) {
+      throw new ApiError(
+        'body_invalid',
+        `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`,
+      );
+    }
+  });
 }

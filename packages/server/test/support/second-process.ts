@@ -4,6 +4,9 @@ import { freePort, type TestServer } from './server.ts';
 
 export interface SecondProcess {
   url: string;
+  child: ChildProcess;
+  /** Everything the process wrote so far. */
+  output(): string;
   stop(): Promise<void>;
   /** SIGKILL: no goodbye, as when the machine loses the process. */
   kill(): Promise<void>;
@@ -63,5 +66,11 @@ export async function startSecondProcess(
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { url: `http://127.0.0.1:${port}`, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+  };
 }

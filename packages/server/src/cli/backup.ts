@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
+import type { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { isPostgresUrl } from '../store/database.ts';
+import { migrationProvider } from '../store/migrations/index.ts';
+
+const ON_POSTGRES =
+  'obolus backup and restore copy the embedded SQLite database; on PostgreSQL use its own tools: pg_dump -Fc / pg_restore, or continuous archiving (see docs/operations.md).';
+
+/** The path of the SQLite database of this configuration; refused on PostgreSQL. */
+function sqlitePath(): string {
+  const { databaseUrl } = loadConfig();
+  if (isPostgresUrl(databaseUrl)) throw new Error(ON_POSTGRES);
+  return databaseUrl;
+}
+
+/** Why `file` is not a backup this version can restore, or null when it is one. */
+export async function backupProblem(file: string): Promise<string | null> {
+  if (!existsSync(file)) return `${file} does not exist`;
+  let db: Sqlite.Database | undefined;
+  try {
+    db = new Sqlite(file, { readonly: true, fileMustExist: true });
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') return `${file} is damaged: ${String(integrity)}`;
+    const table = db.prepare("select name from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
+    if (!table) return `${file} is not an Obolus database (no migration table)`;
+    const applied = (db.prepare('select name from kysely_migration').all() as { name: string }[]).map((r) => r.name);
+    const known = new Set(Object.keys(await migrationProvider.getMigrations()));
+    const unknown = applied.filter((name) => !known.has(name));
+    if (unknown.length > 0)
+      return `${file} comes from a newer Obolus (migration ${unknown[0]}): upgrade before restoring it`;
+    return null;
+  } catch (error) {
+    return `${file} is not a SQLite database: ${(error as Error).message}`;
+  } finally {
+    db?.close();
+  }
+}
+
+export function registerBackupCommands(program: Command): void {
+  program
+    .command('backup <file>')
+    .description('Copy the SQLite database to <file> while the service runs (a consistent snapshot); checks the copy.')
+    .action(async (file: string) => {
+      const source = new Sqlite(sqlitePath(), { readonly: true, fileMustExist: true });
+      try {
+        // SQLite's online backup API: a copy of one moment, taken while writers carry on.
+        const { totalPages } = await source.backup(file);
+        const problem = await backupProblem(file);
+        if (problem) throw new Error(`the backup failed its check: ${problem}`);
+        console.log(
+          `Backed up ${totalPages} pages to ${file}. The master key file is not in it: keep a copy of it apart.`,
+        );
+      } finally {
+        source.close();
+      }
+    });
+
+  program
+    .command('restore <file>')
+    .description('Check a backup made by `obolus backup` and copy it over the database (stop the service first).')
+    .action(async (file: string) => {
+      const target = sqlitePath();
+      const problem = await backupProblem(file);
+      if (problem) throw new Error(`not restored: ${problem}`);
+      const backup = new Sqlite(file, { readonly: true, fileMustExist: true });
+      try {
+        const { totalPages } = await backup.backup(target);
+        console.log(`Restored ${totalPages} pages from ${file} to ${target}.`);
+      } finally {
+        backup.close();
+      }
+    });
+}

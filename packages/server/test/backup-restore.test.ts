@@ -1,0 +1,98 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportFigure } from './support/battery.ts';
+import { runCli } from './support/cli.ts';
+import { PG_URL } from './support/engines.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+
+const intentsIn = (file: string) => {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    return (db.prepare('select count(*) as n from payment_intents').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('obolus backup and restore (SQLite)', () => {
+  let t: TestServer;
+  let shop: TestAccount;
+  beforeAll(async () => {
+    t = await startTestServer('sqlite');
+    shop = await t.newAccount();
+  });
+  afterAll(() => t.close());
+
+  const dir = () => dirname(t.database.url);
+  const create = () =>
+    t.call('POST', '/api/v1/payment-intents', { key: shop.secretKey, body: { amount: 500, currency: 'USD' } });
+
+  it('takes a consistent copy under write load, and restores it into a database a server reads', async () => {
+    const file = join(dir(), 'backup.db');
+    let writing = true;
+    let written = 0;
+    const load = (async () => {
+      while (writing) {
+        expect((await create()).status).toBe(200);
+        written++;
+      }
+    })();
+    while (written < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = written;
+    const backup = await runCli(['backup', file], { OBOLUS_DATABASE_URL: t.database.url });
+    const after = written;
+    writing = false;
+    await load;
+    expect(backup.stderr).toBe('');
+    expect(backup.code).toBe(0);
+    expect(backup.stdout).toContain('The master key file is not in it');
+    const copied = intentsIn(file);
+    // A snapshot of one moment during the command: every intent acknowledged before it, none after.
+    expect(copied).toBeGreaterThanOrEqual(before);
+    expect(copied).toBeLessThanOrEqual(after + 1);
+
+    const restoredTo = join(dir(), 'restored.db');
+    const restore = await runCli(['restore', file], { OBOLUS_DATABASE_URL: restoredTo });
+    expect(restore.stderr).toBe('');
+    expect(restore.code).toBe(0);
+    expect(intentsIn(restoredTo)).toBe(copied);
+    const migrate = await runCli(['migrate'], { OBOLUS_DATABASE_URL: restoredTo });
+    expect(migrate.stderr).toContain('Already up to date.');
+    reportFigure(
+      'backup under load',
+      `${copied} intents in the copy (${before} acknowledged before, ${after} by its end of ${written} written)`,
+    );
+  });
+
+  it('restore refuses a damaged file, a file that is not Obolus, and one from a newer version, changing nothing', async () => {
+    const target = join(dir(), 'target.db');
+    const garbage = join(dir(), 'garbage.db');
+    writeFileSync(garbage, 'not a database at all');
+    const other = join(dir(), 'other.db');
+    new Sqlite(other).exec('create table x (y)').close();
+    const newer = join(dir(), 'newer.db');
+    expect((await runCli(['backup', newer], { OBOLUS_DATABASE_URL: t.database.url })).code).toBe(0);
+    new Sqlite(newer)
+      .exec("insert into kysely_migration (name, timestamp) values ('9999_from_the_future', 'x')")
+      .close();
+    for (const [file, reason] of [
+      [garbage, 'is not a SQLite database'],
+      [other, 'is not an Obolus database'],
+      [newer, 'comes from a newer Obolus (migration 9999_from_the_future)'],
+      [join(dir(), 'missing.db'), 'does not exist'],
+    ] as const) {
+      const result = await runCli(['restore', file], { OBOLUS_DATABASE_URL: target });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(reason);
+    }
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it.runIf(PG_URL)('on PostgreSQL points to pg_dump and pg_restore', async () => {
+    const result = await runCli(['backup', '/tmp/never.db'], { OBOLUS_DATABASE_URL: PG_URL as string });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('pg_dump');
+  });
+});

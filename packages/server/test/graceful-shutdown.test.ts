@@ -1,0 +1,112 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportFigure } from './support/battery.ts';
+import { ENGINES } from './support/engines.ts';
+import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { card, createIntent, encryptCard } from './support/widget-client.ts';
+
+/** A request whose body is half sent: in flight for the server until `finish()`. */
+async function halfSent(url: string, path: string, body: string) {
+  const { port } = new URL(url);
+  const socket: Socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let answer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (answer += chunk));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => {});
+  const half = Math.floor(body.length / 2);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+  );
+  return {
+    finish: async () => {
+      socket.write(body.slice(half));
+      // The server closes the connection after answering, as it is shutting down.
+      await closed;
+      return answer;
+    },
+    abandon: () => socket.destroy(),
+  };
+}
+
+const exitOf = (p: SecondProcess) =>
+  new Promise<{ code: number | null; afterMs: number }>((resolve) => {
+    const started = performance.now();
+    p.child.once('exit', (code) => resolve({ code, afterMs: performance.now() - started }));
+  });
+
+const refusesConnections = async (url: string) => {
+  try {
+    await fetch(`${url}/healthz`);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+describe.each(ENGINES)('graceful shutdown of `obolus serve` (%s)', (engine) => {
+  let t: TestServer;
+  let shop: TestAccount;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    shop = await t.newAccount();
+  });
+  afterAll(() => t.close());
+
+  const confirmBody = async () => {
+    const intent = await createIntent(t, shop.secretKey);
+    const jwe = await encryptCard(t, intent.client_secret, card('4242424242424242'));
+    const body = JSON.stringify({
+      pk: shop.clientKey,
+      client_secret: intent.client_secret,
+      mode: 'sandbox',
+      card: jwe,
+    });
+    return { intent, body };
+  };
+
+  it('on SIGTERM stops accepting, answers the confirm in flight, and exits 0', async () => {
+    const p = await startSecondProcess(t, { env: { OBOLUS_SHUTDOWN_TIMEOUT_MS: '10000', OBOLUS_LOG_LEVEL: 'info' } });
+    const { intent, body } = await confirmBody();
+    const request = await halfSent(p.url, '/embed/v1/confirm', body);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = exitOf(p);
+    p.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await refusesConnections(p.url)).toBe(true);
+    expect(p.child.exitCode).toBe(null);
+    const answer = await request.finish();
+    expect(answer, p.output()).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer).toContain('"status":"succeeded"');
+    const { code, afterMs } = await exited;
+    expect(code).toBe(0);
+    expect(p.output()).toContain('shut down');
+    const after = await t.call('GET', `/api/v1/payment-intents/${intent.id}`, { key: shop.secretKey });
+    expect(after.json.status).toBe('succeeded');
+    reportFigure(
+      `graceful shutdown (${engine})`,
+      `in-flight confirm answered 200; exited 0 ${afterMs.toFixed(0)} ms after SIGTERM`,
+    );
+  });
+
+  it('exits (1) at the deadline when a request in flight never completes', async () => {
+    const p = await startSecondProcess(t, { env: { OBOLUS_SHUTDOWN_TIMEOUT_MS: '1000' } });
+    const { body } = await confirmBody();
+    const request = await halfSent(p.url, '/embed/v1/confirm', body);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = exitOf(p);
+    p.child.kill('SIGTERM');
+    const { code, afterMs } = await exited;
+    request.abandon();
+    expect(code).toBe(1);
+    expect(afterMs).toBeGreaterThanOrEqual(900);
+    expect(afterMs).toBeLessThan(4000);
+    expect(p.output()).toContain('shutdown deadline passed');
+    reportFigure(
+      `shutdown deadline (${engine})`,
+      `a stuck request: exited 1 ${afterMs.toFixed(0)} ms after SIGTERM (deadline 1000 ms)`,
+    );
+  });
+});

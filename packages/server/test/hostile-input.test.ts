@@ -1,0 +1,325 @@
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
+import { assertResponseInContract } from './support/contract.ts';
+import { ENGINES } from './support/engines.ts';
+import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+
+/** Every public operation: the merchant API from its document, and the widget's JSON endpoints. */
+const OPERATIONS: { method: string; path: string }[] = [
+  ...MERCHANT_OPERATIONS,
+  { method: 'POST', path: '/embed/v1/intent' },
+  { method: 'POST', path: '/embed/v1/confirm' },
+];
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const FIELDS = [
+  'amount',
+  'currency',
+  'mode',
+  'name',
+  'url',
+  'enabled_events',
+  'metadata',
+  'pk',
+  'client_secret',
+  'card',
+];
+
+/** JSON texts no schema expects: the edge cases of issue 15 and random JSON around them. */
+const hostileJson = fc.oneof(
+  fc.constantFrom(
+    '{"amount":1e309,"currency":"USD"}',
+    '{"amount":-0,"currency":"USD"}',
+    '{"amount":1.0,"currency":"USD"}',
+    '{"amount":9007199254740993,"currency":"USD"}',
+    '{"amount":100,"amount":"x","currency":"USD"}',
+    '{"__proto__":{"admin":true},"amount":100,"currency":"USD"}',
+    '{"constructor":{"prototype":{"polluted":1}},"amount":100}',
+    '{"name":"\\ud800","amount":100,"currency":"USD"}',
+    '{"name":"a\\u0000b","amount":100,"currency":"USD","url":"http://x/\\u0000"}',
+    '{"metadata":{"__proto__":"x","constructor":"y"}}',
+    '{"enabled_events":[null,1,{},"*"],"url":"https://x.example"}',
+    '{"card":{"number":[]},"pk":{},"client_secret":null}',
+    '',
+    'null',
+    '[]',
+    '"string"',
+    '{',
+    '\u0000',
+  ),
+  fc.integer({ min: 1, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
+  fc.integer({ min: 1, max: 5_000 }).map((depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+  fc
+    .integer({ min: 1_000, max: 70_000 })
+    .map((n) => JSON.stringify({ name: 'x'.repeat(n), amount: 1, currency: 'USD' })),
+  fc
+    .dictionary(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'prototype'), fc.jsonValue({ maxDepth: 3 }))
+    .map((o) => JSON.stringify(o)),
+  fc.string({ unit: 'binary', maxLength: 200 }).map((s) => JSON.stringify({ name: s, description: s, reference: s })),
+);
+
+/** Bytes that are not UTF-8 at all, inside an otherwise fine JSON object. */
+const invalidUtf8 = fc.constantFrom(
+  Uint8Array.from([...utf8('{"name":"'), 0xff, 0xfe, 0xc0, 0xaf, ...utf8('","amount":1}')]),
+  Uint8Array.from([...utf8('{"name":"'), 0xed, 0xa0, 0x80, ...utf8('"}')]),
+  Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8('{"amount":1}')]),
+);
+
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  '*/*',
+  ';;;',
+  '',
+);
+
+const idPart = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom(
+    '..',
+    '%2e%2e%2f',
+    '%00',
+    '%ff',
+    '%',
+    'pi_' + 'a'.repeat(3000),
+    '__proto__',
+    'constructor',
+    '0'.repeat(24),
+  ),
+);
+
+const query = fc.oneof(
+  fc.constant(''),
+  fc.constantFrom(
+    '?limit=1e309',
+    '?limit=-0',
+    '?limit=1.0',
+    '?limit=9007199254740993',
+    '?limit=1&limit=2',
+    '?starting_after=%00',
+    '?created[gte]=x',
+    '?__proto__[x]=1',
+    '?constructor=1',
+    '?status=%ff',
+    '?a=%',
+  ),
+  fc
+    .dictionary(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 30 }), { maxKeys: 4 })
+    .map((o) => `?${new URLSearchParams(o)}`),
+);
+
+const headers = fc.record(
+  {
+    'idempotency-key': fc.oneof(fc.string({ maxLength: 300 }), fc.constant('x'.repeat(10_000))),
+    accept: fc.constantFrom('text/html', 'application/xml', '*/*', ''),
+    'x-forwarded-for': fc.constantFrom('1.2.3.4', 'garbage', '::1, ::2', ''),
+  },
+  { requiredKeys: [] },
+);
+
+/** An id as one path segment (fetch would resolve a `.` or `..` segment, escaped or not, to another route). */
+const encodeId = (id: string) => {
+  if (/^\.{1,2}$/.test(id)) return `${id}x`;
+  try {
+    return encodeURIComponent(id);
+  } catch {
+    return id.replace(/[\ud800-\udfff]/g, '%ED%A0%80'); // a lone surrogate as the raw bytes a client might send
+  }
+};
+
+/** The last line the server logged at level error, for the failure message. */
+const lastServerError = (t: TestServer) =>
+  t
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"level":50'))
+    .at(-1)
+    ?.slice(0, 1500);
+
+describe.each(ENGINES)('hostile input on every public endpoint (%s)', (engine) => {
+  let t: TestServer;
+  let shop: TestAccount;
+  let fivexx = 0;
+  beforeAll(async () => {
+    t = await startTestServer(engine, { config: { logLevel: 'warn' } });
+    shop = await t.newAccount();
+  });
+  afterAll(() => t.close());
+
+  it.each(['/api/v1/events', '/api/v1/payment-intents', '/api/v1/products', '/api/v1/webhook-endpoints'])(
+    '%s?limit=1e309 is a 400 naming limit (a query number that overflows to Infinity)',
+    async (path) => {
+      const res = await t.call('GET', `${path}?limit=1e309`, { key: shop.secretKey });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
+    },
+  );
+
+  it.each([
+    ['POST', '/api/v1/webhook-endpoints/we_x/resend/evt_x'],
+    ['POST', '/api/v1/payment-intents'],
+    ['POST', '/embed/v1/confirm'],
+  ])('%s %s with a body 20,000 levels deep and an Idempotency-Key is a 400 body_invalid', async (method, path) => {
+    const res = await t.call(method, path, {
+      key: shop.secretKey,
+      rawBody: '['.repeat(20_000) + ']'.repeat(20_000),
+      headers: { 'content-type': 'application/json', 'idempotency-key': `deep-${path}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'body_invalid' });
+    const shallow = await t.call(method, path, {
+      key: shop.secretKey,
+      rawBody: `${'{"a":'.repeat(33)}1${'}'.repeat(33)}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(shallow.json.error.message).toContain('nests more than 32 levels');
+  });
+
+  it(
+    'answers every generated request with a documented 4xx (or a success), never a 5xx, and stays up',
+    async () => {
+      let sent = 0;
+      const statuses = new Map<number, number>();
+      const result = await fc.check(
+        fc.asyncProperty(
+          fc.constantFrom(...OPERATIONS),
+          fc.oneof(hostileJson.map(utf8), invalidUtf8),
+          contentType,
+          idPart,
+          idPart,
+          query,
+          headers,
+          fc.boolean(),
+          async (op, body, type, id, eventId, search, extra, authenticated) => {
+            const path = op.path.replace('{id}', encodeId(id)).replace('{event_id}', encodeId(eventId)) + search;
+            const init: RequestInit = { method: op.method, headers: { ...extra } };
+            const h = init.headers as Record<string, string>;
+            if (authenticated) h.authorization = `Bearer ${shop.secretKey}`;
+            if (op.method !== 'GET' && op.method !== 'DELETE') {
+              h['content-type'] = type;
+              init.body = body;
+            }
+            const response = await fetch(t.url + path, init);
+            const text = await response.text();
+            sent++;
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            if (response.status >= 500) fivexx++;
+            expect(response.status, `${op.method} ${path}: ${text.slice(0, 200)}`).toBeLessThan(500);
+            // The merchant API's answers in the shape its document gives for each status (the
+            // transactions surface has its own, `{"error": "<message>"}`); the widget's in §7.2's.
+            if (path.startsWith('/api/v1/')) assertResponseInContract(op.method, path, response.status, text);
+            else if (response.status >= 400) {
+              expect(JSON.parse(text).error).toMatchObject({ type: expect.any(String), code: expect.any(String) });
+            }
+          },
+        ),
+        { numRuns: count(300, 10_000), endOnFailure: true },
+      );
+      // The counterexample can be megabytes: say which request failed and why, briefly.
+      if (result.failed) {
+        const [op, , type, id, , search] = result.counterexample ?? [];
+        throw new Error(
+          `${JSON.stringify({ op, type, id: String(id).slice(0, 60), search })}: ${String(result.errorInstance).slice(0, 600)}\n` +
+            `server error: ${lastServerError(t)}`,
+        );
+      }
+      const health = await fetch(`${t.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect({} as Record<string, unknown>).not.toHaveProperty('admin');
+      expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
+      const rss = process.memoryUsage().rss / 1024 / 1024;
+      reportFigure(
+        `hostile input (${engine})`,
+        `${sent} generated requests over ${OPERATIONS.length} operations, ${fivexx} 5xx; statuses ${[...statuses]
+          .sort()
+          .map(([s, n]) => `${s}x${n}`)
+          .join(' ')}; rss ${rss.toFixed(0)} MiB`,
+      );
+    },
+    BATTERY_TIMEOUT_MS,
+  );
+});
+
+/** Sends `head`, then `trickle` one byte every 100 ms; resolves with what the server answered and when it hung up. */
+function slowClient(port: number, head: string, trickle: string): Promise<{ answer: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < trickle.length && !socket.destroyed) socket.write(trickle[sent++] as string);
+      }, 100);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ answer, closedAfterMs: performance.now() - started });
+      });
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', (error) => (error.message.includes('ECONNRESET') ? undefined : reject(error)));
+  });
+}
+
+describe('slow clients (slowloris)', () => {
+  let t: TestServer;
+  let shop: TestAccount;
+  beforeAll(async () => {
+    t = await startTestServer('sqlite', { config: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
+    shop = await t.newAccount();
+  });
+  afterAll(() => t.close());
+
+  const port = () => Number(new URL(t.url).port);
+
+  it('a client trickling its headers is answered 408 and cut off after the headers timeout', async () => {
+    const { answer, closedAfterMs } = await slowClient(
+      port(),
+      'GET /api/v1/payment-intents HTTP/1.1\r\n',
+      'X-Slow: '.padEnd(60, 'a'),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(450);
+    expect(closedAfterMs).toBeLessThan(2500);
+    reportFigure('slowloris headers', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 500 ms)`);
+  });
+
+  it('a client trickling its body is answered 408 and cut off after the request timeout', async () => {
+    const body = JSON.stringify({ amount: 1000, currency: 'USD', reference: 'x'.repeat(40) });
+    const head = `POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${shop.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const { answer, closedAfterMs } = await slowClient(port(), head, body);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(950);
+    expect(closedAfterMs).toBeLessThan(3000);
+    // Nothing was created from the half body.
+    const list = await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
+    expect(list.json.data).toEqual([]);
+    reportFigure('slowloris body', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 1000 ms)`);
+  });
+
+  it('a slow but timely client is served', async () => {
+    const head = 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n';
+    const { answer } = await slowClient(port(), head, '\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('refuses timeouts out of range or a headers timeout longer than the request timeout, naming the variable', () => {
+    expect(() => loadConfig({ OBOLUS_HEADERS_TIMEOUT_MS: '50' })).toThrow(
+      /OBOLUS_HEADERS_TIMEOUT_MS must be 100\.\.600000/,
+    );
+    expect(() => loadConfig({ OBOLUS_HEADERS_TIMEOUT_MS: '20000', OBOLUS_REQUEST_TIMEOUT_MS: '10000' })).toThrow(
+      /must not be longer than OBOLUS_REQUEST_TIMEOUT_MS/,
+    );
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+  });
+});
