@@ -90,7 +90,7 @@ const idPart = fc.oneof(
     '%00',
     '%ff',
     '%',
-    'pi_' + 'a'.repeat(3000),
+    `pi_${'a'.repeat(3000)}`,
     '__proto__',
     'constructor',
     '0'.repeat(24),
