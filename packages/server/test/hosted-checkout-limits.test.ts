@@ -1,6 +1,10 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKOUT_START_WINDOW_MS, CHECKOUT_STARTS_PER_WINDOW } from '../src/domain/hosted-checkout.ts';
+import {
+  CHECKOUT_START_WINDOW_MS,
+  CHECKOUT_STARTS_PER_WINDOW,
+  startHostedCheckout,
+} from '../src/domain/hosted-checkout.ts';
 import { createLogger } from '../src/logger.ts';
 import { maintainOnce } from '../src/workers/maintenance.ts';
 import { ENGINES } from './support/engines.ts';
@@ -98,6 +102,35 @@ describe.each(ENGINES)('intents started by the hosted checkout, per client addre
     expect(reload.json.payment_intent).toBe(started[1]?.json.payment_intent);
     // Another address is not held back by this one.
     expect((await startCheckout(t.url, first, { from: '127.0.0.4' })).status).toBe(200);
+  });
+
+  it('an IPv6 client counts per /64: rotating addresses inside one network gets no more intents', async () => {
+    // Loopback has one IPv6 address, so the use case is driven directly with the addresses a
+    // client holding 2001:db8:7:1::/64 could send from; nothing is sent anywhere.
+    const productId = await product();
+    const { repos, clock } = t.server.services;
+    const deps = {
+      products: repos.products,
+      accounts: repos.accounts,
+      intents: repos.intents,
+      clock,
+      starts: repos.checkoutStarts,
+    };
+    const start = (clientAddress: string) =>
+      startHostedCheckout(deps, {
+        productId,
+        previousSecret: undefined,
+        receiptMs: 0,
+        newPurchase: false,
+        clientAddress,
+      });
+    await withinOneWindow();
+    for (let i = 1; i <= CHECKOUT_STARTS_PER_WINDOW; i++) {
+      expect((await start(`2001:db8:7:1::${i.toString(16)}`))?.kind).toBe('pay');
+    }
+    await expect(start('2001:db8:7:1:ffff:ffff:ffff:fffe')).rejects.toMatchObject({ code: 'rate_limited' });
+    // The next /64 is another client.
+    expect((await start('2001:db8:7:2::1'))?.kind).toBe('pay');
   });
 
   it('maintenance drops the counters of windows that have ended', async () => {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import { HOUR, MINUTE } from '../clock.ts';
 import { CLIENT_SECRET } from '../ids.ts';
 import type { Account } from './accounts.ts';
+import { clientNetwork } from './client-network.ts';
 import { ApiError } from './errors.ts';
 import { createPaymentIntent, type IntentStore, type PaymentIntent } from './intents.ts';
 import { type Product, type ProductStore, productForCheckout } from './products.ts';
@@ -76,9 +77,10 @@ export async function startHostedCheckout(
   return { kind: 'pay', product, intent, reused: false };
 }
 
+/** Counted per client network, as the card-testing limit is: an IPv6 client per /64 (decision 0071). */
 async function countStart(deps: HostedCheckoutDeps, address: string): Promise<void> {
   const now = deps.clock.now();
-  const count = await deps.starts.increment(address, now - (now % CHECKOUT_START_WINDOW_MS));
+  const count = await deps.starts.increment(clientNetwork(address), now - (now % CHECKOUT_START_WINDOW_MS));
   if (count > CHECKOUT_STARTS_PER_WINDOW) {
     throw new ApiError(
       'rate_limited',
