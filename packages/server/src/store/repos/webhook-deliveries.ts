@@ -44,12 +44,10 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
 
   async claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]> {
     const lockToken = randomBase62(16);
-    const candidates = fairDueDeliveryIds(now, limit, caps, this.#postgres);
-    const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
-      update webhook_deliveries set locked_until = ${now + leaseMs}, lock_token = ${lockToken}
-      where id in (${candidates})
-        and status = 'pending' and (locked_until is null or locked_until <= ${now})
-      returning *`.execute(this.#db);
+    let rows = await this.#lease(now, leaseMs, limit, caps, lockToken);
+    // On PostgreSQL a claim racing another process's can pick, from its snapshot, the very rows
+    // the other just leased, and then lease none: a second statement sees that lease and skips it.
+    if (rows.length === 0 && this.#postgres) rows = await this.#lease(now, leaseMs, limit, caps, lockToken);
     if (rows.length === 0) return [];
     const endpoints = await this.#endpoints(rows.map((r) => r.endpoint_id));
     const events = await this.#events(rows.map((r) => r.event_id));
@@ -58,6 +56,22 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
       const event = events.find((e) => e.id === row.event_id);
       return endpoint && event ? [{ delivery: toDelivery(row), lockToken, endpoint, event }] : [];
     });
+  }
+
+  async #lease(
+    now: number,
+    leaseMs: number,
+    limit: number,
+    caps: SendCaps,
+    lockToken: string,
+  ): Promise<Selectable<WebhookDeliveriesTable>[]> {
+    const candidates = fairDueDeliveryIds(now, limit, caps, this.#postgres);
+    const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
+      update webhook_deliveries set locked_until = ${now + leaseMs}, lock_token = ${lockToken}
+      where id in (${candidates})
+        and status = 'pending' and (locked_until is null or locked_until <= ${now})
+      returning *`.execute(this.#db);
+    return rows;
   }
 
   async #endpoints(ids: string[]): Promise<WebhookEndpoint[]> {
