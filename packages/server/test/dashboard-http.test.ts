@@ -23,6 +23,15 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("default-src 'none'");
     expect(csp).not.toContain('unsafe-inline');
+    // The one script is a file of the dashboard's own origin: nothing inline, nothing from elsewhere.
+    expect(csp).toContain("script-src 'self'");
+    expect(page).toMatch(/<script src="\/dashboard\/assets\/copy-link\.js" defer><\/script>/);
+    expect(page.match(/<script/g)).toHaveLength(1);
+    const script = await fetch(`${t.url}/dashboard/assets/copy-link.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await script.text()).toContain('navigator.clipboard.writeText');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -92,7 +101,8 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
     ).toBe(403);
     const { allowedOrigins } = (await t.server.services.repos.accounts.find(shop.id)) ?? { allowedOrigins: ['?'] };
     expect(allowedOrigins).toEqual([]);
-    expect((await session.post('/dashboard/developer/origins', add)).status).toBe(303);
+    const form = await session.form('/dashboard/developer', '/dashboard/developer/origins', add);
+    expect((await session.post('/dashboard/developer/origins', form)).status).toBe(303);
     expect((await t.server.services.repos.accounts.find(shop.id))?.allowedOrigins).toEqual(['https://shop.example']);
   });
 
@@ -136,14 +146,26 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
 
   it('an inactive account sees a banner and cannot refund, chargeback or roll its key', async () => {
     const shop = await merchant(t);
-    const { id } = await createSettledTransaction(t, shop);
-    await setAccountStatus(t.server.services.repos.accounts, shop.id, 'inactive');
+    const { id, intentId } = await createSettledTransaction(t, shop);
+    // Through the serving process's credentials, so its API refuses at once (another process's
+    // change reaches it within ACCOUNT_CACHE_TTL_MS: credential-cache.test.ts).
+    await setAccountStatus(t.server.services.credentials, shop.id, 'inactive');
     const session = await signInHttp(t, shop.email);
     expect(await (await session.get('/dashboard')).text()).toContain('This account is inactive.');
+    const refundForm = await session.form(
+      `/dashboard/payments/${id}/refund?amount=5.00`,
+      `/dashboard/payments/${intentId}/refund`,
+    );
+    const productForm = await session.form('/dashboard/products', '/dashboard/products', {
+      name: 'Tea',
+      amount: '5.00',
+      mode: 'sandbox',
+    });
     for (const [path, fields] of [
-      [`/dashboard/payments/${id}/refund`, { amount: '500' }],
+      [`/dashboard/payments/${intentId}/refund`, refundForm],
       [`/dashboard/payments/${id}/chargeback`, {}],
       ['/dashboard/developer/roll', { grace: '0' }],
+      ['/dashboard/products', productForm],
     ] as const) {
       const res = await session.post(path, fields);
       expect(res.status, path).toBe(403);
@@ -154,18 +176,22 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
     const stored = await t.server.services.repos.transactions.find(shop.id as never, id);
     expect(stored?.refundedAmount).toBe(0);
     expect(stored?.chargeback).toBe(false);
+    expect(await t.server.services.repos.products.list(shop.id as never, 10)).toMatchObject({ data: [] });
   });
 
   it('refunds part of a payment after a confirmation step, and refuses more than is left', async () => {
     const shop = await merchant(t);
-    const { id } = await createSettledTransaction(t, shop, { amount: 2000 });
+    const { id, intentId } = await createSettledTransaction(t, shop, { amount: 2000 });
     const session = await signInHttp(t, shop.email);
-    const confirmPage = await (await session.get(`/dashboard/payments/${id}/refund?amount=5.25`)).text();
+    const confirmPage = await (await session.get(`/dashboard/payments/${intentId}/refund?amount=5.25`)).text();
     expect(confirmPage).toContain('Confirm refund of $5.25');
     expect((await t.server.services.repos.transactions.find(shop.id as never, id))?.refundedAmount).toBe(0);
-    expect((await session.post(`/dashboard/payments/${id}/refund`, { amount: '525' })).status).toBe(303);
+    const action = `/dashboard/payments/${intentId}/refund`;
+    const confirmed = await session.post(action, await session.form(`${action}?amount=5.25`, action));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`/dashboard/payments/${intentId}?done=refund`);
     expect((await t.server.services.repos.transactions.find(shop.id as never, id))?.refundedAmount).toBe(525);
-    const tooMuch = await session.post(`/dashboard/payments/${id}/refund`, { amount: '1476' });
+    const tooMuch = await session.post(action, await session.form(`${action}?amount=14.76`, action));
     expect(tooMuch.status).toBe(400);
     const bad = await session.get(`/dashboard/payments/${id}/refund?amount=1e3`);
     expect(bad.status).toBe(400);
@@ -174,10 +200,12 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
 
   it("another account's payment is not found", async () => {
     const shop = await merchant(t);
-    const { id } = await createSettledTransaction(t, shop);
+    const { id, intentId } = await createSettledTransaction(t, shop);
     const other = await signInHttp(t, (await merchant(t)).email);
     expect((await other.get(`/dashboard/payments/${id}`)).status).toBe(404);
-    expect((await other.post(`/dashboard/payments/${id}/refund`, { amount: '100' })).status).toBe(404);
+    expect((await other.get(`/dashboard/payments/${intentId}`)).status).toBe(404);
+    const once = 'o'.repeat(24);
+    expect((await other.post(`/dashboard/payments/${id}/refund`, { amount: '100', once })).status).toBe(404);
   });
 });
 

@@ -5,7 +5,7 @@ import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_MAX_FAILURES } from '../s
 import { runCli } from './support/cli.ts';
 import { merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const MINUTE = 60_000;
@@ -44,13 +44,9 @@ describe.each(ENGINES)('dashboard session timeouts (%s)', (engine) => {
 describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
   let t: TestServer;
   let other: SecondProcess;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    other = await startSecondProcess(t);
-  }, 30_000);
-  afterAll(async () => {
-    await other?.stop();
-    await t?.close();
+  withSecondProcess(engine, (server, second) => {
+    t = server;
+    other = second;
   });
 
   it('answers 429 after 10 failures for an account in 15 minutes, counted over both processes', async () => {

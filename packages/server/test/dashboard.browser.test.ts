@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
-import { merchant } from './support/dashboard.ts';
+import { merchant, PASSWORD } from './support/dashboard.ts';
 import { capture, seriousViolations, signInBrowser } from './support/dashboard-pages.ts';
 import { ENGINES } from './support/engines.ts';
 import { freePort, startTestServer, type TestServer } from './support/server.ts';
@@ -53,7 +53,23 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     const [paid] = await results(opened.page, 1);
     expect(paid).toMatchObject({ success: true });
 
+    // An intent the merchant's server made but nobody has paid yet is a payment too.
+    const unpaid = await createIntent(t, shop, { amount: 3100, reference: 'CART-31' });
     await page.getByRole('link', { name: 'Payments' }).click();
+    const unpaidRow = page.getByRole('row').filter({ hasText: '$31.00' });
+    expect(await unpaidRow.textContent()).toContain('Requires payment');
+    expect(await unpaidRow.textContent()).toContain('CART-31');
+    await unpaidRow.getByRole('link').click();
+    await page.getByRole('heading', { name: 'Payment of $31.00' }).waitFor();
+    expect(await page.locator('dl.facts').textContent()).toContain(unpaid.id);
+    expect(await page.getByText('No attempt to pay yet').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await page.getByLabel('Status').selectOption('requires_payment');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    expect(await page.getByRole('region', { name: 'Payments' }).getByRole('row').count()).toBe(2);
+    await page.getByRole('link', { name: 'Clear' }).click();
+
     const row = page.getByRole('row').filter({ hasText: '$20.00' });
     await expect.poll(() => row.textContent()).toContain('Settled');
     expect(await row.textContent()).toContain('order-77');
@@ -134,7 +150,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
       const opened = await openHostPage(browser, host, t, { pk: shop.clientKey, clientSecret: intent.client_secret });
       await fillCard(opened.widget, '4242424242424242');
       await opened.widget.getByRole('button', { name: 'Pay $42.00' }).click();
-      const [paid] = await results(opened.page, 1);
+      await results(opened.page, 1);
+      const unpaid = await createIntent(t, shop, { amount: 990, reference: 'CART-<i>9</i>' });
       const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
         key: shop.secretKey,
         body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
@@ -143,8 +160,9 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
       const pages = [
         ['home', '/dashboard'],
         ['payments', '/dashboard/payments'],
-        ['payment', `/dashboard/payments/${paid.transaction_id}`],
-        ['refund-confirm', `/dashboard/payments/${paid.transaction_id}/refund?amount=10.00`],
+        ['payment', `/dashboard/payments/${intent.id}`],
+        ['payment-unpaid', `/dashboard/payments/${unpaid.id}`],
+        ['refund-confirm', `/dashboard/payments/${intent.id}/refund?amount=10.00`],
         ['products', '/dashboard/products'],
         ['developer', '/dashboard/developer'],
         ['webhook-endpoint', `/dashboard/developer/webhooks/${endpoint.json.id}`],
@@ -168,6 +186,56 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     },
     120_000,
   );
+
+  it("copies a product's hosted checkout link with its Copy link button, and says so", async () => {
+    const shop = await merchant(t);
+    const product = await t.call('POST', '/api/v1/products', {
+      key: shop.secretKey,
+      body: { name: 'Green tea', amount: 750, currency: 'USD', mode: 'sandbox' },
+    });
+    const link = `${t.server.services.config.baseUrl}/${product.json.id}`;
+    const { context, page } = await signInBrowser(browser, t, shop.email, { width: 1280 });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    await page.getByRole('link', { name: 'Products' }).click();
+    const field = page.getByRole('textbox', { name: 'Checkout link' });
+    expect(await field.inputValue()).toBe(link);
+    await page.evaluate(() => navigator.clipboard.writeText('something else'));
+    await page.getByRole('button', { name: 'Copy link of Green tea' }).click();
+    await expect.poll(() => page.locator('#copy-status').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    expect(await seriousViolations(page)).toEqual([]);
+    // Its edit page has the same button.
+    await page.getByRole('link', { name: 'Green tea' }).click();
+    await page.evaluate(() => navigator.clipboard.writeText('something else'));
+    await page.getByRole('button', { name: 'Copy link of Green tea' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+  });
+
+  it('without script the checkout link is still there to select, and no button pretends to copy', async () => {
+    const shop = await merchant(t);
+    const product = await t.call('POST', '/api/v1/products', {
+      key: shop.secretKey,
+      body: { name: 'Black tea', amount: 800, currency: 'USD', mode: 'sandbox' },
+    });
+    const context = await browser.browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 1280, height: 900 },
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${t.url}/dashboard`);
+      await page.getByLabel('Email').fill(shop.email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.goto(`${t.url}/dashboard/products`);
+      const field = page.getByRole('textbox', { name: 'Checkout link' });
+      expect(await field.inputValue()).toBe(`${t.server.services.config.baseUrl}/${product.json.id}`);
+      expect(await field.getAttribute('readonly')).not.toBeNull();
+      expect(await page.getByRole('button', { name: /Copy link/ }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 
   it('the theme toggle overrides the system preference', async () => {
     const shop = await merchant(t);

@@ -39,12 +39,43 @@ export function isAllowedOrigin(account: Account, origin: string): boolean {
 export interface AllowedOriginsStore {
   /** Replaces the account's list; false when there is no such account. */
   set(accountId: string, origins: string[]): Promise<boolean>;
+  /** Compare-and-set: replaces the list only while it is still `expected`; false otherwise. */
+  replace(accountId: string, expected: readonly string[], origins: string[]): Promise<boolean>;
 }
 
 export const MAX_ALLOWED_ORIGINS = 20;
 
 /** Replaces an account's allowed origins (an empty list lets any page frame its widget). */
 export async function setAllowedOrigins(store: AllowedOriginsStore, accountId: string, origins: string[]) {
+  const unique = canonicalOrigins(origins);
+  if (!(await store.set(accountId, unique))) {
+    throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+  }
+  return unique;
+}
+
+const EDIT_ATTEMPTS = 5;
+
+/**
+ * Adds or removes origins against the list as it is now (the dashboard's Add / Remove):
+ * a compare-and-set, read again when another change landed in between, so two origins
+ * added at once from two tabs or processes are both kept. Null when it kept losing.
+ */
+export async function editAllowedOrigins(
+  stores: { origins: AllowedOriginsStore; accounts: { find(id: string): Promise<Account | undefined> } },
+  accountId: string,
+  edit: (current: readonly string[]) => string[],
+): Promise<string[] | null> {
+  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+    const account = await stores.accounts.find(accountId);
+    if (!account) throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
+    const next = canonicalOrigins(edit(account.allowedOrigins));
+    if (await stores.origins.replace(accountId, account.allowedOrigins, next)) return next;
+  }
+  return null;
+}
+
+function canonicalOrigins(origins: string[]): string[] {
   if (origins.length > MAX_ALLOWED_ORIGINS) {
     throw new ApiError('parameter_invalid', `At most ${MAX_ALLOWED_ORIGINS} allowed origins.`, 'origins');
   }
@@ -54,9 +85,5 @@ export async function setAllowedOrigins(store: AllowedOriginsStore, accountId: s
     }
     return originOf(text) as string;
   });
-  const unique = [...new Set(canonical)];
-  if (!(await store.set(accountId, unique))) {
-    throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
-  }
-  return unique;
+  return [...new Set(canonical)];
 }

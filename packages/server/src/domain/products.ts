@@ -51,7 +51,8 @@ export interface ProductStore {
   insert(product: Product): Promise<void>;
   find(accountId: AccountId, id: string): Promise<Product | undefined>;
   /** Newest first; `after` is a product of the same account the page starts after. */
-  list(accountId: AccountId, limit: number, after?: Product): Promise<Page<Product>>;
+  /** Newest first; only `mode`'s when given (the dashboard's sandbox / live switch). */
+  list(accountId: AccountId, limit: number, after?: Product, mode?: Mode): Promise<Page<Product>>;
   /** Sets only the given columns (concurrent updates of other fields are kept); undefined when missing. */
   update(accountId: AccountId, id: string, changes: ProductChanges, now: number): Promise<Product | undefined>;
   /**
@@ -102,13 +103,14 @@ export async function listProducts(
   account: Account,
   limit: number,
   startingAfter?: string,
+  mode?: Mode,
 ): Promise<Page<Product>> {
   let after: Product | undefined;
   if (startingAfter !== undefined) {
     after = await store.find(account.id, startingAfter);
     if (!after) throw missing(startingAfter, 'starting_after');
   }
-  return store.list(account.id, limit, after);
+  return store.list(account.id, limit, after, mode);
 }
 
 export async function updateProduct(

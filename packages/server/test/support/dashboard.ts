@@ -47,6 +47,23 @@ export interface HttpSession {
   csrf: string;
   get(path: string): Promise<Response>;
   post(path: string, fields?: Record<string, string>): Promise<Response>;
+  /**
+   * As a browser does: shows `pagePath`, takes the hidden fields (CSRF and one-time tokens)
+   * of its form posting to `action`, and answers them with `fields` added, ready to post.
+   */
+  form(pagePath: string, action: string, fields?: Record<string, string>): Promise<Record<string, string>>;
+}
+
+/** The hidden fields of the form of `page` that posts to `action`. */
+export function hiddenFields(page: string, action: string): Record<string, string> {
+  const forms = [...page.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)];
+  const form = forms.find((m) => m[1] === action.replaceAll('&', '&amp;'));
+  expect(form, `a form posting to ${action}`).toBeDefined();
+  const fields: Record<string, string> = {};
+  for (const input of (form?.[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[input[1] as string] = input[2] as string;
+  }
+  return fields;
 }
 
 /** Signs in over HTTP and reads the CSRF token from the home page, as a browser would. */
@@ -65,5 +82,9 @@ export async function signInHttp(t: TestServer, email: string, password = PASSWO
     csrf,
     get,
     post: (path, fields = {}) => postForm(t.url, path, { csrf, ...fields }, { cookie }),
+    form: async (pagePath, action, fields = {}) => ({
+      ...hiddenFields(await (await get(pagePath)).text(), action),
+      ...fields,
+    }),
   };
 }

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { liveSecretKeys, rollSecretKey, type SecretKeyRecord } from '../../domain/accounts.ts';
-import { setAllowedOrigins } from '../../domain/allowed-origins.ts';
+import { editAllowedOrigins } from '../../domain/allowed-origins.ts';
 import type { Services } from '../services.ts';
 import { field, Refusal, requireActive, type Signed, seeOther } from './context.ts';
 import { when } from './format.ts';
-import { page, postForm } from './layout.ts';
+import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
-import { getPage, postAction } from './routes.ts';
+import { getPage, postAction, postCreate } from './routes.ts';
 import { endpointsSection } from './webhooks.ts';
 
 /** The grace periods a merchant can choose when rolling its secret key, in hours. */
@@ -29,7 +29,7 @@ function originsSection(signed: Signed): Markup {
   return html`<section class="panel" aria-labelledby="origins"><h2 id="origins">Allowed origins of the widget</h2>
 <p class="muted">Pages that may embed your checkout widget. With none, any page may.</p>
 ${rows.length ? html`<ul>${rows}</ul>` : html`<p>None: any page may embed the widget.</p>`}
-${postForm(signed, '/dashboard/developer/origins', html`<label>Origin<input name="origin" required placeholder="https://shop.example" maxlength="300"></label><button type="submit">Add origin</button>`, 'fields')}</section>`;
+${createForm(signed, '/dashboard/developer/origins', html`<label>Origin<input name="origin" required placeholder="https://shop.example" maxlength="300"></label><button type="submit">Add origin</button>`, 'fields')}</section>`;
 }
 
 /** Client key, masked secret keys, key roll, allowed origins, webhook endpoints. */
@@ -74,21 +74,24 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     );
   });
 
-  postAction(scope, '/developer/origins', async (signed, request, reply) => {
-    await setAllowedOrigins(services.repos.allowedOrigins, signed.account.id, [
-      ...signed.account.allowedOrigins,
-      field(request, 'origin').trim(),
-    ]);
-    return seeOther(reply, '/dashboard/developer');
+  // Against the list as it is when written, not as this request read it: two origins added
+  // at once (two tabs, two processes) are both kept.
+  const editOrigins = async (signed: Signed, edit: (current: readonly string[]) => string[]) => {
+    const stores = { origins: services.repos.allowedOrigins, accounts: services.repos.accounts };
+    if (!(await editAllowedOrigins(stores, signed.account.id, edit))) {
+      throw new Refusal(409, 'The allowed origins kept changing while this was saved. Reload the page and try again.');
+    }
+  };
+
+  postCreate(scope, services, '/developer/origins', async (signed, request) => {
+    const added = field(request, 'origin').trim();
+    await editOrigins(signed, (current) => [...current, added]);
+    return { result: '/dashboard/developer' };
   });
 
   postAction(scope, '/developer/origins/remove', async (signed, request, reply) => {
     const gone = field(request, 'origin');
-    await setAllowedOrigins(
-      services.repos.allowedOrigins,
-      signed.account.id,
-      signed.account.allowedOrigins.filter((o) => o !== gone),
-    );
+    await editOrigins(signed, (current) => current.filter((o) => o !== gone));
     return seeOther(reply, '/dashboard/developer');
   });
 }

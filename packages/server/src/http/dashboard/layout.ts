@@ -1,5 +1,7 @@
+import { newFormToken } from '../../domain/dashboard/form-uses.ts';
 import type { Session } from '../../domain/dashboard/sessions.ts';
 import type { Signed, Theme } from './context.ts';
+import { COPY_SCRIPT_PATH } from './copy-link.ts';
 import { html, Markup } from './markup.ts';
 import { DASHBOARD_CSS } from './style.ts';
 
@@ -22,14 +24,23 @@ export function postForm(signed: Signed, action: string, inner: Markup, classNam
   return html`<form method="post" action="${action}" class="${className}">${csrfField(signed.session)}${inner}</form>`;
 }
 
+/**
+ * A POST form that makes something: besides the CSRF token it carries a one-time token, so
+ * that posting it twice makes one thing (docs/decisions/0141, routes.ts postCreate).
+ */
+export function createForm(signed: Signed, action: string, inner: Markup, className = 'inline'): Markup {
+  return postForm(signed, action, html`<input type="hidden" name="once" value="${newFormToken()}">${inner}`, className);
+}
+
 function document(theme: Theme, title: string, body: Markup): Markup {
   const attr = themeAttr(theme);
   return html`<!doctype html>
 <html lang="en"${attr ? html` data-theme="${attr}"` : ''}><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Obolus dashboard</title>
-<style>${new Markup(DASHBOARD_CSS)}</style></head>
-<body>${body}</body></html>`;
+<style>${new Markup(DASHBOARD_CSS)}</style>
+<script src="${COPY_SCRIPT_PATH}" defer></script></head>
+<body>${body}<p id="copy-status" class="toast" role="status"></p></body></html>`;
 }
 
 function themeToggle(theme: Theme, back: string, session?: Session): Markup {

@@ -1,10 +1,9 @@
 import { DAY } from '../../clock.ts';
+import { PAYMENT_STATUSES, type PaymentFilter, type PaymentStatus } from '../../domain/dashboard/payment-list.ts';
 import { invalidParam } from '../../domain/errors.ts';
 import type { Mode } from '../../domain/intents.ts';
-import type { TransactionFilter } from '../../domain/transaction-queries.ts';
-import { TX_STATUS_TEXT, type TxStatus } from '../../domain/transactions.ts';
 
-export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'reference', 'intent'] as const;
+export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'reference'] as const;
 export type FilterQuery = Partial<Record<(typeof FILTER_FIELDS)[number], string>>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -24,12 +23,13 @@ function dayStart(text: string, param: string): number {
 }
 
 /** The list's query string to a filter of the store; empty fields filter nothing. */
-export function transactionFilter(query: FilterQuery, mode: Mode): TransactionFilter {
-  const filter: TransactionFilter = { mode };
+export function paymentFilter(query: FilterQuery, mode: Mode): PaymentFilter {
+  const filter: PaymentFilter = { mode };
   if (query.status) {
-    const status = Number(query.status);
-    if (!(status in TX_STATUS_TEXT)) throw invalidParam('status', 'status must be one of the listed statuses.');
-    filter.status = status as TxStatus;
+    if (!(PAYMENT_STATUSES as readonly string[]).includes(query.status)) {
+      throw invalidParam('status', 'status must be one of the listed statuses.');
+    }
+    filter.status = query.status as PaymentStatus;
   }
   if (query.from) filter.createdFrom = dayStart(query.from, 'from');
   if (query.to) filter.createdTo = dayStart(query.to, 'to') + DAY - 1;
@@ -37,6 +37,5 @@ export function transactionFilter(query: FilterQuery, mode: Mode): TransactionFi
   if (query.max) filter.amountMax = minorUnitsOf(query.max, 'max');
   if (query.externalid) filter.externalid = query.externalid.slice(0, 255);
   if (query.reference) filter.reference = query.reference.slice(0, 255);
-  if (query.intent) filter.paymentIntentId = query.intent.slice(0, 64);
   return filter;
 }

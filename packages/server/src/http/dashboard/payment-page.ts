@@ -1,53 +1,69 @@
 import type { FastifyInstance } from 'fastify';
 import { simulateChargeback } from '../../domain/chargebacks.ts';
-import { type PaymentDetail, paymentDetail } from '../../domain/dashboard/payment-detail.ts';
+import { type PaymentDetail, paymentDetail, paymentOf } from '../../domain/dashboard/payment-detail.ts';
+import { PAYMENT_STATUS_TEXT } from '../../domain/dashboard/payment-list.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { refundTransaction } from '../../domain/refunds.ts';
-import { maskedCard, REFUNDABLE_STATUSES, TX_STATUS_TEXT } from '../../domain/transactions.ts';
+import {
+  DISPUTABLE_STATUSES,
+  maskedCard,
+  REFUNDABLE_STATUSES,
+  type Transaction,
+  TX_STATUS_TEXT,
+} from '../../domain/transactions.ts';
 import { refundDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { money, when } from './format.ts';
-import { page, postForm } from './layout.ts';
+import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { minorUnitsOf } from './payment-filters.ts';
-import { statusClass } from './payments.ts';
-import { getPage, postAction } from './routes.ts';
+import { attemptStatusClass, paymentStatusClass } from './payments.ts';
+import { getPage, postAction, postCreate } from './routes.ts';
 
 type Id = { id: string };
 
+const OPEN: readonly string[] = ['requires_payment', 'failed'];
+
 function facts(d: PaymentDetail): Markup {
-  const tx = d.transaction;
-  const metadata = Object.entries(d.intent?.metadata ?? {});
+  const { intent, paid } = d;
+  const last = d.attempts[d.attempts.length - 1];
+  const card = paid ?? last;
+  const metadata = Object.entries(intent.metadata);
   return html`<dl class="facts">
-<dt>Status</dt><dd class="${statusClass(tx)}">${TX_STATUS_TEXT[tx.status]}${tx.chargeback ? ' · chargeback' : ''}</dd>
-<dt>Amount</dt><dd>${money(tx.amount, tx.currency)}</dd><dt>Refunded</dt><dd>${money(tx.refundedAmount, tx.currency)}</dd>
-<dt>Fee</dt><dd>${money(tx.feeAmount, tx.currency)}</dd><dt>Card</dt><dd class="mono">${tx.card.brand} ${maskedCard(tx.card)}</dd>
-<dt>Cardholder</dt><dd>${tx.cardholder}</dd><dt>Mode</dt><dd>${tx.mode}</dd><dt>Transaction</dt><dd class="mono">${tx.id}</dd>
-<dt>Payment intent</dt><dd class="mono">${tx.paymentIntentId}</dd><dt>Reference</dt><dd>${d.intent?.reference ?? '—'}</dd>
-<dt>External id</dt><dd>${tx.externalid ?? '—'}</dd><dt>Description</dt><dd>${d.intent?.description ?? '—'}</dd>
+<dt>Status</dt><dd class="${paymentStatusClass(d.status)}">${PAYMENT_STATUS_TEXT[d.status]}${paid?.chargeback && d.status !== 'chargeback' ? ' · chargeback' : ''}</dd>
+<dt>Amount</dt><dd>${money(intent.amount, intent.currency)}</dd>
+${paid ? html`<dt>Refunded</dt><dd>${money(paid.refundedAmount, paid.currency)}</dd><dt>Fee</dt><dd>${money(paid.feeAmount, paid.currency)}</dd>` : ''}
+${card ? html`<dt>Card</dt><dd class="mono">${card.card.brand} ${maskedCard(card.card)}</dd><dt>Cardholder</dt><dd>${card.cardholder}</dd>` : html`<dt>Card</dt><dd>No attempt to pay yet</dd>`}
+<dt>Mode</dt><dd>${intent.mode}</dd><dt>Payment intent</dt><dd class="mono">${intent.id}</dd>
+${paid ? html`<dt>Transaction</dt><dd class="mono">${paid.id}</dd>` : ''}
+<dt>Created</dt><dd>${when(intent.createdAt)}</dd>${OPEN.includes(intent.status) ? html`<dt>Expires</dt><dd>${when(intent.expiresAt)}</dd>` : ''}
+<dt>Reference</dt><dd>${intent.reference ?? '—'}</dd><dt>External id</dt><dd>${intent.externalid ?? '—'}</dd>
+<dt>Description</dt><dd>${intent.description ?? '—'}</dd>${intent.productId ? html`<dt>Product</dt><dd><a href="/dashboard/products/${intent.productId}">${intent.productId}</a></dd>` : ''}
 ${metadata.map(([k, v]) => html`<dt>Metadata: ${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
-const table = (label: string, head: Markup, rows: Markup[]) =>
+const table = (label: string, head: Markup, rows: Markup[], none = 'None.') =>
   rows.length === 0
-    ? html`<p class="muted">None.</p>`
+    ? html`<p class="muted">${none}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${label}"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
+
+const attemptRow = (a: Transaction) =>
+  html`<tr id="attempt-${a.id}"><td>${when(a.createdAt)}</td><td class="${attemptStatusClass(a)}">${TX_STATUS_TEXT[a.status]}${a.chargeback && a.status !== 50 ? ' · chargeback' : ''}</td><td>${a.declineCode ?? ''}</td><td class="mono hide-narrow">${a.card.brand} ${maskedCard(a.card)}</td><td class="num hide-narrow">${money(a.feeAmount, a.currency)}</td><td class="mono hide-narrow">${a.id}</td></tr>`;
 
 function history(d: PaymentDetail): Markup {
   return html`<h2>Attempts</h2>${table(
     'Attempts',
-    html`<th>Created</th><th>Outcome</th><th>Decline code</th><th class="hide-narrow">Card</th>`,
-    d.attempts.map(
-      (a) =>
-        html`<tr><td><a href="/dashboard/payments/${a.id}"${a.id === d.transaction.id ? html` aria-current="page"` : ''}>${when(a.createdAt)}</a></td><td class="${statusClass(a)}">${TX_STATUS_TEXT[a.status]}</td><td>${a.declineCode ?? ''}</td><td class="mono hide-narrow">${maskedCard(a.card)}</td></tr>`,
-    ),
+    html`<th>Created</th><th>Outcome</th><th>Decline code</th><th class="hide-narrow">Card</th><th class="num hide-narrow">Fee</th><th class="hide-narrow">Transaction</th>`,
+    d.attempts.map(attemptRow),
+    'No attempt to pay yet: the shopper has not submitted a card.',
   )}
 <h2>Refunds</h2>${table(
     'Refunds',
-    html`<th>Created</th><th class="num">Amount</th><th>Id</th>`,
+    html`<th>Created</th><th class="num">Amount</th><th>Status</th><th>Id</th>`,
     d.refunds.map(
       (r) =>
-        html`<tr><td>${when(r.createdAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td class="mono">${r.id}</td></tr>`,
+        html`<tr><td>${when(r.createdAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${r.status}</td><td class="mono">${r.id}</td></tr>`,
     ),
   )}
 <h2>Timeline</h2>${table(
@@ -66,16 +82,17 @@ function history(d: PaymentDetail): Markup {
 }
 
 function actions(signed: Signed, d: PaymentDetail): Markup {
-  const tx = d.transaction;
+  const tx = d.paid;
+  if (!tx) return html``;
   const left = tx.amount - tx.refundedAmount;
   const refund = REFUNDABLE_STATUSES.includes(tx.status)
-    ? html`<form method="get" action="/dashboard/payments/${tx.id}/refund" class="fields"><label>Refund amount (up to ${money(left)})<input name="amount" inputmode="decimal" value="${(left / 100).toFixed(2)}" required></label><button type="submit">Refund…</button></form>`
+    ? html`<form method="get" action="/dashboard/payments/${d.intent.id}/refund" class="fields"><label>Refund amount (up to ${money(left)})<input name="amount" inputmode="decimal" value="${(left / 100).toFixed(2)}" required></label><button type="submit">Refund…</button></form>`
     : '';
   const chargeback =
-    tx.mode === 'sandbox' && !tx.chargeback && [20, 40, 41].includes(tx.status)
+    tx.mode === 'sandbox' && !tx.chargeback && DISPUTABLE_STATUSES.includes(tx.status)
       ? postForm(
           signed,
-          `/dashboard/payments/${tx.id}/chargeback`,
+          `/dashboard/payments/${d.intent.id}/chargeback`,
           html`<button class="danger" type="submit">Simulate a chargeback (sandbox)</button>`,
         )
       : '';
@@ -83,13 +100,37 @@ function actions(signed: Signed, d: PaymentDetail): Markup {
   return html`<section class="panel actions" aria-label="Actions">${refund}${chargeback}</section>`;
 }
 
-/** The payment's page, the refund's confirmation step, the refund and the sandbox chargeback. */
+/** The attempt that captured this payment's money: what refunds and chargebacks act on. */
+function paidAttempt(d: PaymentDetail): Transaction {
+  if (!d.paid) {
+    throw new ApiError(
+      'transaction_not_refundable',
+      `Nothing was paid on this payment yet: it is ${PAYMENT_STATUS_TEXT[d.status]}.`,
+    );
+  }
+  return d.paid;
+}
+
+/**
+ * A payment's page (a payment intent, any of its attempts' ids leads there), the refund's
+ * confirmation step, the refund and the sandbox chargeback.
+ */
 export function registerPaymentPage(scope: FastifyInstance, services: Services): void {
-  getPage<Id>(scope, '/payments/:id', async (signed, request) => {
-    const detail = await paymentDetail(services.repos, signed.account, request.params.id);
+  const detailOf = async (signed: Signed, id: string) => {
+    const { intentId } = await paymentOf(services.repos, signed.account, id);
+    return paymentDetail(services.repos, signed.account, intentId);
+  };
+
+  getPage<Id>(scope, '/payments/:id', async (signed, request, reply) => {
+    const found = await paymentOf(services.repos, signed.account, request.params.id);
+    if (found.transactionId) {
+      // An attempt's id (from the API, a webhook, an old link): its payment's page, at that attempt.
+      return seeOther(reply, `/dashboard/payments/${found.intentId}#attempt-${found.transactionId}`);
+    }
+    const detail = await paymentDetail(services.repos, signed.account, found.intentId);
     const done = request.query.done === 'refund' ? html`<p class="notice" role="status">Refund made.</p>` : '';
     return page(signed, {
-      title: `Payment of ${money(detail.transaction.amount)}`,
+      title: `Payment of ${money(detail.intent.amount)}`,
       section: '/dashboard/payments',
       body: html`${done}${actions(signed, detail)}<section class="panel">${facts(detail)}</section>${history(detail)}`,
     });
@@ -97,28 +138,32 @@ export function registerPaymentPage(scope: FastifyInstance, services: Services):
 
   getPage<Id>(scope, '/payments/:id/refund', async (signed, request) => {
     const amount = minorUnitsOf(String(request.query.amount ?? ''), 'amount');
-    const detail = await paymentDetail(services.repos, signed.account, request.params.id);
-    const id = detail.transaction.id;
+    const detail = await detailOf(signed, request.params.id);
+    const tx = paidAttempt(detail);
+    const id = detail.intent.id;
     return page(signed, {
       title: 'Confirm the refund',
       section: '/dashboard/payments',
-      body: html`<section class="panel"><p>Refund <strong>${money(amount)}</strong> of the ${money(detail.transaction.amount)} paid by ${detail.transaction.cardholder}? The shopper gets the money back; this cannot be undone.</p>
-${postForm(signed, `/dashboard/payments/${id}/refund`, html`<input type="hidden" name="amount" value="${amount}"><button type="submit">Confirm refund of ${money(amount)}</button> <a href="/dashboard/payments/${id}">Cancel</a>`)}</section>`,
+      body: html`<section class="panel"><p>Refund <strong>${money(amount)}</strong> of the ${money(tx.amount)} paid by ${tx.cardholder}? The shopper gets the money back; this cannot be undone.</p>
+${createForm(signed, `/dashboard/payments/${id}/refund`, html`<input type="hidden" name="amount" value="${amount}"><button type="submit">Confirm refund of ${money(amount)}</button> <a href="/dashboard/payments/${id}">Cancel</a>`)}</section>`,
     });
   });
 
-  postAction<Id>(scope, '/payments/:id/refund', async (signed, request, reply) => {
+  // Its one-time token makes a double-clicked or re-sent confirmation one refund (decision 0141).
+  postCreate<Id>(scope, services, '/payments/:id/refund', async (signed, request) => {
     requireActive(signed);
+    const detail = await detailOf(signed, request.params.id);
     const amount = Number(field(request, 'amount'));
-    await refundTransaction(refundDeps(services), services.clock, signed.account, request.params.id, {
+    await refundTransaction(refundDeps(services), services.clock, signed.account, paidAttempt(detail).id, {
       amount: Number.isSafeInteger(amount) && amount > 0 ? amount : -1,
     });
-    return seeOther(reply, `/dashboard/payments/${encodeURIComponent(request.params.id)}?done=refund`);
+    return { result: `/dashboard/payments/${detail.intent.id}?done=refund` };
   });
 
   postAction<Id>(scope, '/payments/:id/chargeback', async (signed, request, reply) => {
     requireActive(signed);
-    await simulateChargeback(services.repos, services.clock, signed.account, request.params.id);
-    return seeOther(reply, `/dashboard/payments/${encodeURIComponent(request.params.id)}`);
+    const detail = await detailOf(signed, request.params.id);
+    await simulateChargeback(services.repos, services.clock, signed.account, paidAttempt(detail).id);
+    return seeOther(reply, `/dashboard/payments/${detail.intent.id}`);
   });
 }

@@ -4,10 +4,10 @@ import { createProduct, listProducts, type Product, retrieveProduct, updateProdu
 import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { money } from './format.ts';
-import { page, postForm } from './layout.ts';
+import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { minorUnitsOf } from './payment-filters.ts';
-import { getPage, postAction } from './routes.ts';
+import { getPage, postAction, postCreate } from './routes.ts';
 
 type Id = { id: string };
 
@@ -28,18 +28,22 @@ function productFields(request: FastifyRequest) {
 
 function productForm(signed: Signed, action: string, product?: Product): Markup {
   const v = (text: string | null | undefined) => text ?? '';
-  return postForm(
+  // A new product's form makes one product however often it is sent; an edit is the same edit twice.
+  return (product ? postForm : createForm)(
     signed,
     action,
     html`<label>Name<input name="name" required maxlength="100" value="${v(product?.name)}"></label>
 <label>Description<input name="description" maxlength="100" value="${v(product?.description)}"></label>
 <label>Amount (USD)<input name="amount" required inputmode="decimal" size="10" value="${product ? (product.amount / 100).toFixed(2) : ''}"></label>
-${product ? '' : html`<label>Mode<select name="mode"><option value="sandbox"${signed.session.mode === 'sandbox' ? html` selected` : ''}>sandbox</option><option value="live"${signed.session.mode === 'live' ? html` selected` : ''}>live</option></select></label>`}
 <label>Success URL<input name="success_url" type="url" maxlength="2000" value="${v(product?.successUrl)}"></label>
-<button type="submit">${product ? 'Save' : 'Create product'}</button>`,
+<button type="submit">${product ? 'Save' : `Create ${signed.session.mode} product`}</button>`,
     'panel fields',
   );
 }
+
+/** The hosted checkout link, read-only to select by hand; copy-link.ts adds a Copy button. */
+const linkField = (p: Product, link: string) =>
+  html`<label for="link-${p.id}">Checkout link</label><span class="copy-field"><input id="link-${p.id}" readonly value="${link}" size="30" data-copy="${p.name}"></span>`;
 
 function productRow(signed: Signed, baseUrl: string, p: Product): Markup {
   const link = `${baseUrl}/${p.id}`;
@@ -49,7 +53,7 @@ function productRow(signed: Signed, baseUrl: string, p: Product): Markup {
     html`<input type="hidden" name="active" value="${p.active ? 'false' : 'true'}"><button class="secondary" type="submit">${p.active ? 'Deactivate' : 'Activate'}</button>`,
   );
   return html`<tr><td><a href="/dashboard/products/${p.id}">${p.name}</a></td><td class="num">${money(p.amount, p.currency)}</td><td class="hide-narrow">${p.mode}</td><td class="hide-narrow">${p.active ? 'active' : 'inactive'}</td>
-<td class="hide-narrow"><label>Checkout link<input readonly value="${link}" size="30"></label></td><td>${toggle}</td></tr>`;
+<td class="hide-narrow">${linkField(p, link)}</td><td>${toggle}</td></tr>`;
 }
 
 /** Products: list, create, edit, activate / deactivate; the hosted checkout link to copy. */
@@ -57,10 +61,11 @@ export function registerProducts(scope: FastifyInstance, services: Services): vo
   const { baseUrl } = services.config;
   getPage(scope, '/products', async (signed, request) => {
     const after = request.query.after ? String(request.query.after) : undefined;
-    const list = await listProducts(services.repos.products, signed.account, 50, after);
+    const list = await listProducts(services.repos.products, signed.account, 50, after, signed.session.mode);
     const last = list.data[list.data.length - 1];
     const rows = list.data.map((p) => productRow(signed, baseUrl, p));
-    const body = html`<h2>New product</h2>${productForm(signed, '/dashboard/products')}
+    const created = list.data.find((p) => p.id === request.query.created);
+    const body = html`${created ? html`<p class="notice" role="status">Product created: ${created.name}.</p>` : ''}<h2>New product</h2>${productForm(signed, '/dashboard/products')}
 <h2>Your products</h2>${
       rows.length === 0
         ? html`<p class="muted">No products yet.</p>`
@@ -69,17 +74,20 @@ export function registerProducts(scope: FastifyInstance, services: Services): vo
     return page(signed, { title: 'Products', section: '/dashboard/products', body });
   });
 
-  postAction(scope, '/products', async (signed, request, reply) => {
+  postCreate(scope, services, '/products', async (signed, request) => {
+    // A new product is a new way to take payments: an inactive account may not start one.
+    requireActive(signed);
     const input = productFields(request);
-    await createProduct(services.repos.products, services.clock, signed.account, {
+    const product = await createProduct(services.repos.products, services.clock, signed.account, {
       name: input.name,
       amount: input.amount,
       currency: 'USD',
-      mode: field(request, 'mode') === 'live' ? 'live' : 'sandbox',
+      // The mode the dashboard shows: a product made here is on the page it was made from.
+      mode: signed.session.mode,
       ...(input.description ? { description: input.description } : {}),
       ...(input.successUrl ? { success_url: input.successUrl } : {}),
     });
-    return seeOther(reply, '/dashboard/products');
+    return { result: `/dashboard/products?created=${product.id}` };
   });
 
   getPage<Id>(scope, '/products/:id', async (signed, request) => {
@@ -87,7 +95,8 @@ export function registerProducts(scope: FastifyInstance, services: Services): vo
     return page(signed, {
       title: `Edit ${product.name}`,
       section: '/dashboard/products',
-      body: html`<p>Hosted checkout page: <a href="${baseUrl}/${product.id}">${baseUrl}/${product.id}</a></p>${productForm(signed, `/dashboard/products/${product.id}`, product)}`,
+      body: html`<p>Hosted checkout page: <a href="${baseUrl}/${product.id}">${baseUrl}/${product.id}</a></p>
+<div class="panel">${linkField(product, `${baseUrl}/${product.id}`)}</div>${productForm(signed, `/dashboard/products/${product.id}`, product)}`,
     });
   });
 

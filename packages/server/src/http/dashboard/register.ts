@@ -4,6 +4,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { ERROR_STATUS } from '../error-statuses.ts';
 import type { Services } from '../services.ts';
 import { cookieOf, Refusal, SESSION_COOKIE, THEME_COOKIE, type Theme } from './context.ts';
+import { registerCopyScript } from './copy-link.ts';
 import { registerDeveloperPages } from './developer.ts';
 import { errorPage } from './error-page.ts';
 import { registerHome } from './home.ts';
@@ -20,6 +21,8 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 const CSP = [
   "default-src 'none'",
   `style-src ${DASHBOARD_STYLE_HASH}`,
+  // The one script (copy-link.ts) is a file of the dashboard itself; nothing inline runs.
+  "script-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -28,7 +31,7 @@ const CSP = [
 
 /**
  * The merchant dashboard at {app_url}/dashboard (docs/dashboard.md): server-rendered pages,
- * no script at all, a session cookie that never reaches /api/v1 (Path=/dashboard, and the
+ * one same-origin script that only adds a Copy button, a session cookie that never reaches /api/v1 (Path=/dashboard, and the
  * API reads only bearer keys), CSRF tokens and an Origin check on every POST.
  */
 export async function registerDashboard(app: FastifyInstance, services: Services): Promise<void> {
@@ -69,6 +72,7 @@ export async function registerDashboard(app: FastifyInstance, services: Services
           .type('text/html; charset=utf-8')
           .send(errorPage(request, 'Not found', 'There is no such page.')),
       );
+      registerCopyScript(scope);
       registerSignIn(scope, services);
       registerHome(scope, services);
       registerPayments(scope, services);

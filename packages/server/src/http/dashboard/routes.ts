@@ -1,5 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { FORM_TOKEN, oncePerToken } from '../../domain/dashboard/form-uses.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { Services } from '../services.ts';
 import { field, Refusal, type Signed, seeOther, signedOf } from './context.ts';
 
 type Handler<P> = (
@@ -31,6 +34,52 @@ export function postAction<P = Record<string, never>>(scope: FastifyInstance, pa
     const body = await handler(signedOf(request), request, reply);
     if (typeof body === 'string') return reply.type('text/html; charset=utf-8').send(body);
     return body;
+  });
+}
+
+/** What a create form made: where a repeat of the form goes, and the page to answer now (else a redirect there). */
+export interface Made {
+  result: string;
+  page?: string;
+}
+
+/**
+ * A form that makes something (layout.ts createForm): its one-time token makes it once,
+ * across processes; a second post of the same form is sent to what the first one made.
+ */
+export function postCreate<P = Record<string, never>>(
+  scope: FastifyInstance,
+  services: Services,
+  path: string,
+  make: (...args: Parameters<Handler<P>>) => Promise<Made>,
+): void {
+  postAction<P>(scope, path, async (signed, request, reply) => {
+    const token = field(request, 'once');
+    if (!FORM_TOKEN.test(token)) {
+      throw new Refusal(
+        403,
+        'This form is out of date or was not sent by the dashboard. Reload the page and try again.',
+      );
+    }
+    const scopeOf = { accountId: signed.account.id, sessionDigest: signed.session.digest, token };
+    const use = await oncePerToken(
+      services.repos.formUses,
+      services.clock,
+      scopeOf,
+      async () => {
+        const made = await make(signed, request, reply);
+        return { value: made, result: made.result };
+      },
+      { refused: (error) => error instanceof ApiError || error instanceof Refusal },
+    );
+    if (use.first) return use.value.page ?? seeOther(reply, use.value.result);
+    if ('busy' in use) {
+      throw new Refusal(
+        409,
+        'This form was already sent, and what it did is not known yet. Look at the page it changes before sending it again.',
+      );
+    }
+    return seeOther(reply, use.result);
   });
 }
 

@@ -58,6 +58,10 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .pager{display:flex;gap:12px;margin:12px 0}
+.toast{position:fixed;left:50%;bottom:16px;transform:translateX(-50%);margin:0;padding:8px 14px;border-radius:6px;background:var(--fg);color:var(--bg);font-weight:600}
+.toast:empty{padding:0}
+.copy-field{display:flex;flex-wrap:wrap;gap:6px;align-items:flex-end}
+.copy-field input{flex:1 1 14em;min-width:0}
 @media (max-width:600px){main{padding:10px}th,td{padding:6px}.hide-narrow{display:none}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:6px}}
 `;
 

@@ -8,28 +8,41 @@ import {
   retrieveWebhookEndpoint,
   type WebhookEndpoint,
 } from '../../domain/webhooks/endpoints.ts';
+import { sha256Hex } from '../../ids.ts';
 import type { Services } from '../services.ts';
-import { field, Refusal, type Signed, seeOther } from './context.ts';
+import { field, Refusal, type Signed } from './context.ts';
 import { when } from './format.ts';
-import { page, postForm } from './layout.ts';
+import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
-import { getPage, postAction } from './routes.ts';
+import { getPage, postAction, postCreate } from './routes.ts';
 
 type Id = { id: string };
+
+/**
+ * Which signing secret a roll form was made for: a form sent again finds another secret
+ * current. A digest of the secret, not its time alone (two rolls in one millisecond).
+ */
+const secretStamp = (endpoint: WebhookEndpoint) => `${endpoint.updatedAt}-${sha256Hex(endpoint.secret).slice(0, 16)}`;
 
 const secretOnce = (endpoint: WebhookEndpoint) =>
   html`<div class="notice" role="status"><p><strong>Signing secret</strong> of this endpoint, shown this once: copy it now.</p><code class="secret">${endpoint.secret}</code></div>`;
 
 /** The Developer page's list of webhook endpoints and the form that adds one. */
 export async function endpointsSection(services: Services, signed: Signed): Promise<Markup> {
-  const list = await listWebhookEndpoints(services.repos.webhookEndpoints, signed.account, 100);
+  const list = await listWebhookEndpoints(
+    services.repos.webhookEndpoints,
+    signed.account,
+    100,
+    undefined,
+    signed.session.mode,
+  );
   const rows = list.data.map(
     (e) =>
       html`<tr><td class="mono"><a href="/dashboard/developer/webhooks/${e.id}">${e.url}</a></td><td>${e.mode}</td><td>${e.enabled ? 'enabled' : `disabled (${e.disabledReason ?? ''})`}</td><td>${e.enabledEvents.join(', ')}</td></tr>`,
   );
   return html`<section class="panel" aria-labelledby="webhooks"><h2 id="webhooks">Webhook endpoints</h2>
 ${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th>URL</th><th>Mode</th><th>State</th><th>Events</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No endpoints yet.</p>`}
-${postForm(signed, '/dashboard/developer/webhooks', html`<label>Endpoint URL<input name="url" type="url" required maxlength="2048" placeholder="https://shop.example/webhooks"></label><label>Description<input name="description" maxlength="100"></label><button type="submit">Add endpoint (${signed.session.mode}, every event)</button>`, 'fields')}</section>`;
+${createForm(signed, '/dashboard/developer/webhooks', html`<label>Endpoint URL<input name="url" type="url" required maxlength="2048" placeholder="https://shop.example/webhooks"></label><label>Description<input name="description" maxlength="100"></label><button type="submit">Add endpoint (${signed.session.mode}, every event)</button>`, 'fields')}</section>`;
 }
 
 async function endpointPage(services: Services, signed: Signed, id: string, before: Markup = html``) {
@@ -39,10 +52,10 @@ async function endpointPage(services: Services, signed: Signed, id: string, befo
   const rows = attempts.data.map(
     (a) =>
       html`<tr><td>${when(a.attemptedAt)}</td><td>${a.eventType}</td><td class="${a.succeeded ? 'status-ok' : 'status-bad'}">${a.statusCode ?? a.error ?? 'no answer'}</td><td class="num">${a.latencyMs ?? ''}</td>
-<td>${postForm(signed, `/dashboard/developer/webhooks/${id}/resend`, html`<input type="hidden" name="event_id" value="${a.eventId}"><button class="secondary" type="submit" aria-label="Resend ${a.eventType} ${a.eventId}">Resend</button>`)}</td></tr>`,
+<td>${createForm(signed, `/dashboard/developer/webhooks/${id}/resend`, html`<input type="hidden" name="event_id" value="${a.eventId}"><button class="secondary" type="submit" aria-label="Resend ${a.eventType} ${a.eventId}">Resend</button>`)}</td></tr>`,
   );
   const body = html`${before}<p class="mono">${endpoint.url}</p>
-${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type="hidden" name="secret_of" value="${endpoint.updatedAt}"><label>The current secret stops signing<select name="grace"><option value="0">Now</option><option value="24">In 24 hours</option></select></label><button class="danger" type="submit">Roll signing secret</button>`, 'panel fields')}
+${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type="hidden" name="secret_of" value="${secretStamp(endpoint)}"><label>The current secret stops signing<select name="grace"><option value="0">Now</option><option value="24">In 24 hours</option></select></label><button class="danger" type="submit">Roll signing secret</button>`, 'panel fields')}
 <h2>Delivery attempts</h2>${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Delivery attempts"><table><thead><tr><th>When</th><th>Event</th><th>Answer</th><th class="num">ms</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No attempts yet.</p>`}
 <p><a href="/dashboard/developer">Back to Developer</a></p>`;
   return page(signed, { title: 'Webhook endpoint', section: '/dashboard/developer', body });
@@ -51,7 +64,7 @@ ${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type=
 /** Webhook endpoints: add (secret shown once), attempts, resend, signing-secret roll. */
 export function registerWebhookPages(scope: FastifyInstance, services: Services): void {
   const policy = webhookPolicy(services.config);
-  postAction(scope, '/developer/webhooks', async (signed, request) => {
+  postCreate(scope, services, '/developer/webhooks', async (signed, request) => {
     const description = field(request, 'description').trim().slice(0, 100);
     const endpoint = await createWebhookEndpoint(
       services.repos.webhookEndpoints,
@@ -65,14 +78,18 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
         ...(description ? { description } : {}),
       },
     );
-    return endpointPage(services, signed, endpoint.id, secretOnce(endpoint));
+    // The secret is in this answer only; a repeat of the form is sent to the endpoint's page.
+    return {
+      result: `/dashboard/developer/webhooks/${endpoint.id}`,
+      page: await endpointPage(services, signed, endpoint.id, secretOnce(endpoint)),
+    };
   });
 
   getPage<Id>(scope, '/developer/webhooks/:id', async (signed, request) =>
     endpointPage(services, signed, request.params.id),
   );
 
-  postAction<Id>(scope, '/developer/webhooks/:id/resend', async (signed, request, reply) => {
+  postCreate<Id>(scope, services, '/developer/webhooks/:id/resend', async (signed, request) => {
     await resendEvent(
       {
         endpoints: services.repos.webhookEndpoints,
@@ -84,14 +101,14 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
       request.params.id,
       field(request, 'event_id'),
     );
-    return seeOther(reply, `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}`);
+    return { result: `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}` };
   });
 
   postAction<Id>(scope, '/developer/webhooks/:id/roll', async (signed, request) => {
     const hours = field(request, 'grace') === '24' ? 24 : 0;
     // A reload re-sends this form: it must not roll again (and end the secret just shown).
     const current = await retrieveWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
-    if (field(request, 'secret_of') !== String(current.updatedAt)) {
+    if (field(request, 'secret_of') !== secretStamp(current)) {
       throw new Refusal(
         409,
         'This endpoint changed since the page was shown (was the form sent twice?). Open it again and roll from there.',

@@ -17,4 +17,15 @@ export class AllowedOriginsRepository implements AllowedOriginsStore {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+
+  async replace(accountId: string, expected: readonly string[], origins: string[]): Promise<boolean> {
+    // The stored text is always JSON.stringify of the list, so equal lists are equal text.
+    const result = await this.#db
+      .updateTable('accounts')
+      .set({ allowed_origins: JSON.stringify(origins) })
+      .where('id', '=', accountId)
+      .where('allowed_origins', '=', JSON.stringify(expected))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
 }

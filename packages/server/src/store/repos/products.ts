@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { Page } from '../../domain/intents.ts';
+import type { Mode, Page } from '../../domain/intents.ts';
 import type { Product, ProductChanges, ProductId, ProductStore } from '../../domain/products.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
@@ -71,7 +71,7 @@ export class ProductsRepository implements ProductStore {
     return row && toProduct(row);
   }
 
-  async list(accountId: AccountId, limit: number, after?: Product): Promise<Page<Product>> {
+  async list(accountId: AccountId, limit: number, after?: Product, mode?: Mode): Promise<Page<Product>> {
     let query = this.#db
       .selectFrom('products')
       .selectAll()
@@ -79,6 +79,7 @@ export class ProductsRepository implements ProductStore {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit + 1);
+    if (mode) query = query.where('mode', '=', mode);
     if (after) {
       query = query.where(olderThan(after));
     }
