@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,8 @@ import { loadConfig } from '../src/config.ts';
 import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
 import { assertResponseInContract } from './support/contract.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
+import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
 /** Every public operation: the merchant API from its document, and the widget's JSON endpoints. */
 const OPERATIONS: { method: string; path: string }[] = [
@@ -249,6 +251,126 @@ describe.each(ENGINES)('hostile input on every public endpoint (%s)', (engine) =
   );
 });
 
+/** One generated request to any public operation, with or without the key: what the battery sends. */
+const hostileRequest = (secretKey: string) =>
+  fc
+    .tuple(
+      fc.constantFrom(...OPERATIONS),
+      fc.oneof(hostileJson.map(utf8), invalidUtf8),
+      contentType,
+      idPart,
+      idPart,
+      query,
+      headers,
+      fc.boolean(),
+    )
+    .map(([op, body, type, id, eventId, search, extra, authenticated]) => {
+      const path = op.path.replace('{id}', encodeId(id)).replace('{event_id}', encodeId(eventId)) + search;
+      const h: Record<string, string> = { ...extra };
+      if (authenticated) h.authorization = `Bearer ${secretKey}`;
+      const withBody = op.method !== 'GET' && op.method !== 'DELETE';
+      if (withBody) h['content-type'] = type;
+      return { path, init: { method: op.method, headers: h, ...(withBody ? { body } : {}) } as RequestInit };
+    });
+
+/** The resident memory of a process, from Linux's /proc, in MiB. */
+const rssMiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+
+/**
+ * The V8 heap of a process started with --inspect, after a full garbage collection, in MiB:
+ * through the inspector protocol, so the server needs no hook of its own.
+ */
+async function heapAfterGcMiB(inspectPort: number): Promise<number> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const socket = new WebSocket(target?.webSocketDebuggerUrl as string);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  let next = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const id = ++next;
+      const onMessage = (event: MessageEvent) => {
+        const message = JSON.parse(String(event.data));
+        if (message.id !== id) return;
+        socket.removeEventListener('message', onMessage);
+        resolve(message.result);
+      };
+      socket.addEventListener('message', onMessage);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const used = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+    return Number(used.result.value) / 1024 / 1024;
+  } finally {
+    socket.close();
+  }
+}
+
+describe.each(ENGINES)('memory of a server under hostile input (%s)', (engine) => {
+  let t: TestServer;
+  let server: SecondProcess;
+  let shop: TestAccount;
+  let inspectPort: number;
+  beforeAll(async () => {
+    t = await startTestServer(engine, { config: { logLevel: 'warn' } });
+    // Measured in an \`obolus serve\` of its own: this process's memory holds the test's clients too.
+    inspectPort = await freePort();
+    server = await startSecondProcess(t, { env: { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } });
+    shop = await t.newAccount();
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+    await t?.close();
+  });
+
+  it(
+    'grows far less over a second batch of hostile requests than over the first: no growth without bound',
+    async () => {
+      const pid = server.child.pid as number;
+      const batch = count(750, 10_000);
+      const send = async () => {
+        const requests = fc.sample(hostileRequest(shop.secretKey), batch);
+        let fivexx = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, lane) => {
+            for (let i = lane; i < requests.length; i += 8) {
+              const request = requests[i] as (typeof requests)[number];
+              const response = await fetch(server.url + request.path, request.init);
+              await response.arrayBuffer();
+              if (response.status >= 500) fivexx++;
+            }
+          }),
+        );
+        return fivexx;
+      };
+      const measure = async () => ({ heap: await heapAfterGcMiB(inspectPort), rss: rssMiB(pid) });
+      const before = await measure();
+      const fivexxFirst = await send();
+      const afterFirst = await measure();
+      const fivexxSecond = await send();
+      const afterSecond = await measure();
+      expect(fivexxFirst + fivexxSecond).toBe(0);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const [first, second] = [afterFirst.heap - before.heap, afterSecond.heap - afterFirst.heap];
+      // The first batch warms the process up (code compiled, caches and pools filled); a leak
+      // would make the second grow about as much.
+      expect(second).toBeLessThanOrEqual(Math.max(first / 2, 1));
+      const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)}`;
+      reportFigure(
+        `memory under hostile input (${engine})`,
+        `server heap after GC ${before.heap.toFixed(1)} MiB at start, ${signed(first)} MiB over ${batch} hostile requests, ${signed(second)} MiB over ${batch} more (rss ${before.rss.toFixed(0)} -> ${afterFirst.rss.toFixed(0)} -> ${afterSecond.rss.toFixed(0)} MiB)`,
+      );
+    },
+    BATTERY_TIMEOUT_MS,
+  );
+});
+
 /** Sends `head`, then `trickle` one byte every 100 ms; resolves with what the server answered and when it hung up. */
 function slowClient(port: number, head: string, trickle: string): Promise<{ answer: string; closedAfterMs: number }> {
   return new Promise((resolve, reject) => {
@@ -282,13 +404,35 @@ describe('slow clients (slowloris)', () => {
 
   const port = () => Number(new URL(t.url).port);
 
+  /** The status line, headers and JSON body of a raw HTTP answer. */
+  const parse = (answer: string) => {
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    return { head, json: JSON.parse(body) };
+  };
+  const timeoutError = (answer: string) => {
+    const { head, json } = parse(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/i);
+    expect(head).toMatch(/\r\nConnection: close/i);
+    const requestId = /\r\nRequest-Id: (req_\w+)/i.exec(head)?.[1];
+    // The §7.2 error shape, as every other error of the API.
+    expect(json).toEqual({
+      error: {
+        type: 'invalid_request',
+        code: 'request_timeout',
+        message: expect.stringContaining('not received in time'),
+        request_id: requestId,
+      },
+    });
+  };
+
   it('a client trickling its headers is answered 408 and cut off after the headers timeout', async () => {
     const { answer, closedAfterMs } = await slowClient(
       port(),
       'GET /api/v1/payment-intents HTTP/1.1\r\n',
       'X-Slow: '.padEnd(60, 'a'),
     );
-    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    timeoutError(answer);
     expect(closedAfterMs).toBeGreaterThanOrEqual(450);
     expect(closedAfterMs).toBeLessThan(2500);
     reportFigure('slowloris headers', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 500 ms)`);
@@ -298,13 +442,27 @@ describe('slow clients (slowloris)', () => {
     const body = JSON.stringify({ amount: 1000, currency: 'USD', reference: 'x'.repeat(40) });
     const head = `POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${shop.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const { answer, closedAfterMs } = await slowClient(port(), head, body);
-    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    timeoutError(answer);
     expect(closedAfterMs).toBeGreaterThanOrEqual(950);
     expect(closedAfterMs).toBeLessThan(3000);
     // Nothing was created from the half body.
     const list = await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
     expect(list.json.data).toEqual([]);
     reportFigure('slowloris body', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 1000 ms)`);
+  });
+
+  it('a slow body on the transactions surface gets the same 408 (no route is known yet)', async () => {
+    const head = `POST /api/v1/transactions/0123456789abcdef01234567/refunds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${shop.secretKey}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n`;
+    const { answer } = await slowClient(port(), head, '{"amount":100}'.padEnd(40));
+    timeoutError(answer);
+  });
+
+  it('headers over 16 KB are a 431 headers_too_large in the error shape', async () => {
+    const head = `GET /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+    const { answer } = await slowClient(port(), head, '');
+    const { head: status, json } = parse(answer);
+    expect(status).toMatch(/^HTTP\/1\.1 431 /);
+    expect(json.error).toMatchObject({ type: 'invalid_request', code: 'headers_too_large' });
   });
 
   it('a slow but timely client is served', async () => {

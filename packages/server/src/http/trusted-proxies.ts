@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * Which reverse proxies may say who the client is (decision 0071): false (none), how many
@@ -77,15 +77,20 @@ export function isPrivateAddress(address: string): boolean {
 export function warnOfUntrustedProxy(app: FastifyInstance, trust: TrustProxy): void {
   if (trust !== false) return;
   let warned = false;
-  app.addHook('onRequest', async (request) => {
-    if (warned) return;
-    const peer = request.socket.remoteAddress ?? '';
-    const forwarded = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
-    if (!forwarded || !isPrivateAddress(peer.replace(/^::ffff:/, ''))) return;
-    warned = true;
-    request.log.warn(
-      { proxy: peer },
-      `requests arrive through a proxy at ${peer} but OBOLUS_TRUST_PROXY is not set: every client counts as ${peer} for card-testing limits; set OBOLUS_TRUST_PROXY to the proxy's address (docs/operations.md)`,
-    );
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!warned && arrivesThroughProxy(request)) {
+      warned = true;
+      const peer = request.socket.remoteAddress ?? '';
+      request.log.warn(
+        { proxy: peer },
+        `requests arrive through a proxy at ${peer} but OBOLUS_TRUST_PROXY is not set: every client counts as ${peer} for card-testing limits; set OBOLUS_TRUST_PROXY to the proxy's address (docs/operations.md)`,
+      );
+    }
+    done();
   });
+}
+
+function arrivesThroughProxy(request: FastifyRequest): boolean {
+  const forwarded = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
+  return forwarded && isPrivateAddress((request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''));
 }

@@ -1,12 +1,15 @@
 import { type Kysely, sql } from 'kysely';
+import type { SharedWindowTotals, WindowCount } from '../../domain/shared-windows.ts';
 import type { WindowCounters } from '../../domain/window-counters.ts';
 import type { Database } from '../schema.ts';
+
+const PROCESSES = 'rate_processes';
 
 /**
  * Fixed-window counters in the database, so every process counts together: one row per
  * (scope, subject, window), incremented by one atomic upsert.
  */
-export class RateCountersRepository implements WindowCounters {
+export class RateCountersRepository implements WindowCounters, SharedWindowTotals {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
@@ -34,6 +37,58 @@ export class RateCountersRepository implements WindowCounters {
       .where('window_start', '=', now - (now % windowMs))
       .executeTakeFirst();
     return row ? Number(row.count) : 0;
+  }
+
+  /** Adds many counts in one statement (a process's sync of its in-memory windows, decision 0150). */
+  async add(counts: WindowCount[], windowMs: number): Promise<WindowCount[]> {
+    const totals: WindowCount[] = [];
+    for (let from = 0; from < counts.length; from += 500) {
+      const rows = await this.#db
+        .insertInto('rate_counters')
+        .values(
+          counts.slice(from, from + 500).map((c) => ({
+            scope: c.scope,
+            subject: c.subject,
+            window_start: c.windowStart,
+            count: c.count,
+            expires_at: c.windowStart + windowMs,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['scope', 'subject', 'window_start'])
+            .doUpdateSet({ count: sql`rate_counters.count + excluded.count` }),
+        )
+        .returning(['scope', 'subject', 'window_start', 'count'])
+        .execute();
+      for (const row of rows) {
+        totals.push({
+          scope: row.scope,
+          subject: row.subject,
+          windowStart: Number(row.window_start),
+          count: row.count,
+        });
+      }
+    }
+    return totals;
+  }
+
+  /** One heartbeat row per process, good for 3 s after its last beat: the processes that counted lately. */
+  async processes(processId: string, now: number): Promise<number> {
+    await this.#db
+      .insertInto('rate_counters')
+      .values({ scope: PROCESSES, subject: processId, window_start: 0, count: 1, expires_at: now + 3000 })
+      .onConflict((oc) =>
+        oc.columns(['scope', 'subject', 'window_start']).doUpdateSet({ expires_at: sql`excluded.expires_at` }),
+      )
+      .execute();
+    const row = await this.#db
+      .selectFrom('rate_counters')
+      .select((eb) => eb.fn.count<number>('subject').distinct().as('processes'))
+      .where('scope', '=', PROCESSES)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(row?.processes ?? 1);
   }
 
   /** Drops the windows that ended before `now`. */
