@@ -9,8 +9,18 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR;
 export const IDEMPOTENCY_LOCK_MS = MINUTE;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
+/**
+ * The key a write is made under. `recovered`: the key was taken over from a request that
+ * died holding it, which may have committed its write before dying: the write looks for
+ * what that request made under the key before making anything (decision 0170).
+ */
+export interface IdempotentWrite {
+  key: string;
+  recovered: boolean;
+}
+
 export type IdempotencyClaim =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; recovered?: boolean }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' }
   | { kind: 'replay'; statusCode: number; body: string };

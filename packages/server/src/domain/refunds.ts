@@ -3,6 +3,7 @@ import { randomBase62 } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft } from './events.ts';
+import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
 import type { Processor, ProcessorNotice, ProcessorRegistry } from './payments/ports.ts';
 import { noSuchTransaction, type TransactionReader, type TransactionWithRefunds } from './transaction-queries.ts';
 import {
@@ -26,7 +27,17 @@ export interface RefundStore {
   refund(
     refund: Refund,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+    /** Stored with the refund, in the same transaction. */
+    idempotencyKey?: string,
   ): Promise<TransactionWithRefunds | null>;
+
+  /** The refund of this transaction made under this Idempotency-Key since `since`, if any. */
+  findByIdempotencyKey(
+    accountId: string,
+    transactionId: string,
+    key: string,
+    since: number,
+  ): Promise<Refund | undefined>;
 
   /**
    * Compare-and-set on a pending (or, to failed, a succeeded) refund: its new status and
@@ -77,8 +88,20 @@ export async function refundTransaction(
   account: Account,
   transactionId: string,
   input: RefundIn,
+  idempotency?: IdempotentWrite,
 ): Promise<RefundOut> {
   let tx = await deps.transactions.find(account.id, transactionId);
+  // The request that held this key died: it may have refunded before dying.
+  const earlier =
+    tx && idempotency?.recovered
+      ? await deps.refunds.findByIdempotencyKey(
+          account.id,
+          tx.id,
+          idempotency.key,
+          clock.now() - IDEMPOTENCY_RETENTION_MS,
+        )
+      : undefined;
+  if (tx && earlier) return recoveredRefund(deps, clock, tx, earlier);
   for (let attempt = 0; attempt < ATTEMPTS && tx; attempt++) {
     // "Everything left" is read again on every attempt: a partial refund may have just landed.
     const amount = input.amount ?? tx.amount - tx.refundedAmount;
@@ -94,9 +117,11 @@ export async function refundTransaction(
       status: processor ? 'pending' : 'succeeded',
       processorRef: null,
     };
-    const done = await deps.refunds.refund(refund, (after, refunds) => [
-      transactionEvent('transaction.updated', after, refunds),
-    ]);
+    const done = await deps.refunds.refund(
+      refund,
+      (after, refunds) => [transactionEvent('transaction.updated', after, refunds)],
+      idempotency?.key,
+    );
     if (done && processor) return sendRefund(deps, clock, processor, done.transaction, refund);
     if (done) return { refund, ...done };
     tx = await deps.transactions.find(account.id, transactionId);
@@ -106,6 +131,17 @@ export async function refundTransaction(
     'transaction_not_refundable',
     'The transaction changed while this refund was being made. Fetch it and try again.',
   );
+}
+
+/**
+ * The refund a request that died had made. A live one it may not have sent yet is sent now,
+ * under its own id as the acquirer's idempotency key: sent before, the acquirer answers that.
+ */
+async function recoveredRefund(deps: RefundDeps, clock: Clock, tx: Transaction, refund: Refund): Promise<RefundOut> {
+  const processor =
+    refund.status === 'pending' && refund.processorRef === null && refundingProcessor(deps.processors, tx);
+  if (processor) return sendRefund(deps, clock, processor, tx, refund);
+  return { refund, ...(await current(deps, tx)) };
 }
 
 /** Says why a refund of `amount` from `tx` cannot be made, or nothing when it can. */

@@ -21,13 +21,18 @@ export interface ExpirySweeper {
   stop(): Promise<void>;
 }
 
-/** Every 30 s, one pass of runOnce (several processes may run it). */
-export function startExpirySweeper(services: Services, logger: Logger, everyMs = 30 * SECOND): ExpirySweeper {
+/** Every 30 s (OBOLUS_TEST_RECOVERY_MS in tests), one pass of runOnce (several processes may run it). */
+export function startExpirySweeper(
+  services: Services,
+  logger: Logger,
+  everyMs = services.config.recovery?.sweepEveryMs ?? 30 * SECOND,
+): ExpirySweeper {
+  const interruptedAfterMs = services.config.recovery?.interruptedAfterMs;
   let running: Promise<SweepResult> | undefined;
   const pass = async (): Promise<SweepResult> => {
     try {
       const deps = paymentDeps(services);
-      const settled = (await settleInterruptedSandboxAttempts(deps)).length;
+      const settled = (await settleInterruptedSandboxAttempts(deps, interruptedAfterMs)).length;
       if (settled > 0) logger.warn({ count: settled }, 'settled sandbox attempts interrupted by a stopped process');
       const abandoned = (await failAbandonedChallenges(deps)).length;
       if (abandoned > 0) logger.info({ count: abandoned }, 'failed abandoned 3-D Secure challenges');

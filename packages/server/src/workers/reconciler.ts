@@ -16,12 +16,20 @@ export interface Reconciler {
  * (decision 0041). Several processes may run it: an attempt is settled once
  * (compare-and-set), and asking twice is only a read at the acquirer.
  */
-export function startReconciler(services: Services, logger: Logger, everyMs = 30 * SECOND): Reconciler {
+export function startReconciler(
+  services: Services,
+  logger: Logger,
+  everyMs = services.config.recovery?.reconcileEveryMs ?? 30 * SECOND,
+): Reconciler {
   let running: Promise<ReconcileReport> | undefined;
   const stopping = new AbortController();
   const pass = async (): Promise<ReconcileReport> => {
     try {
-      const deps = { ...paymentDeps(services), reviewAfterMs: services.config.reviewUnknownAfterMs };
+      const deps = {
+        ...paymentDeps(services),
+        reviewAfterMs: services.config.reviewUnknownAfterMs,
+        reconcileAfterMs: services.config.recovery?.interruptedAfterMs,
+      };
       const report = await reconcilePendingAttempts(deps, stopping.signal);
       if (report.settled.length > 0) {
         const ids = report.settled.map((tx) => tx.id);

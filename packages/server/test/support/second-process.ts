@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
+import type { Engine } from '../../src/store/database.ts';
 import { OBOLUS_BIN } from './cli.ts';
-import { freePort, type TestServer } from './server.ts';
+import { freePort, NO_RATE_LIMITS, startTestServer, type TestServer } from './server.ts';
 
 export interface SecondProcess {
   url: string;
@@ -36,6 +38,7 @@ export async function startSecondProcess(
       PORT: String(port),
       OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
       OBOLUS_LOG_LEVEL: 'warn',
+      ...NO_RATE_LIMITS,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,4 +76,22 @@ export async function startSecondProcess(
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
   };
+}
+
+/**
+ * For a describe block: before its tests, a test server of `engine` and a second `obolus serve`
+ * on its database, handed to `use`; both ended after them.
+ */
+export function withSecondProcess(engine: Engine, use: (t: TestServer, other: SecondProcess) => void): void {
+  let t: TestServer | undefined;
+  let other: SecondProcess | undefined;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    other = await startSecondProcess(t);
+    use(t, other);
+  }, 30_000);
+  afterAll(async () => {
+    await other?.stop();
+    await t?.close();
+  });
 }

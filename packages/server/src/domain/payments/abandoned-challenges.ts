@@ -43,5 +43,6 @@ async function failChallenge(deps: ChallengeDeps, attempt: Transaction): Promise
     message: '3-D Secure authentication was not completed within 15 minutes. Try again.',
     threeDS: 'challenge_failed',
   });
-  return outcome.status === 'failed' && outcome.transaction.id === attempt.id ? outcome.transaction : null;
+  // Another pass (this process's or another's) may have failed it first: only the writer reports it.
+  return outcome.won && outcome.status === 'failed' ? outcome.transaction : null;
 }

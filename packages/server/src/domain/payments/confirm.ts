@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { crashPoint } from '../../crash-points.ts';
 import { CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
 import { feeFor } from '../../money.ts';
 import type { Account } from '../accounts.ts';
@@ -97,6 +98,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
     assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
+  crashPoint('after_attempt_recorded');
   const challengeToken = newChallengeToken();
   const outcome = await processor
     .authorize({
@@ -110,6 +112,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       descriptor: intent.descriptor,
     })
     .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
+  crashPoint('after_processor_answered');
   return recordOutcome(deps, started, pending, outcome, challengeToken);
 }
 

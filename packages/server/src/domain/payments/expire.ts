@@ -37,11 +37,15 @@ async function expireOne(deps: ChallengeDeps, due: PaymentIntent, now: number): 
  * process (the simulator answers at once): record the outcome the sandbox gives them, so
  * their intents succeed or fail (and can expire) instead of staying `processing`.
  */
-export async function settleInterruptedSandboxAttempts(deps: ChallengeDeps, batch = 100): Promise<Transaction[]> {
+export async function settleInterruptedSandboxAttempts(
+  deps: ChallengeDeps,
+  interruptedAfterMs = RECONCILE_AFTER_MS,
+  batch = 100,
+): Promise<Transaction[]> {
   const settled: Transaction[] = [];
   const sandbox = deps.processors.byName('sandbox');
   if (!sandbox?.recoverInterrupted) return settled;
-  const startedBefore = deps.clock.now() - RECONCILE_AFTER_MS;
+  const startedBefore = deps.clock.now() - interruptedAfterMs;
   let after: { createdAt: number; id: string } | null = null;
   for (;;) {
     const page = await deps.store.pendingAttempts({ processors: ['sandbox'], startedBefore, after, limit: batch });

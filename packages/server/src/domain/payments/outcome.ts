@@ -61,6 +61,9 @@ export function outcomeOf(intent: PaymentIntent, tx: Transaction): PaymentOutcom
   return { status: 'succeeded', intent, transaction: tx };
 }
 
+/** An outcome as recorded: `won` is false when another request had finished the attempt first. */
+export type RecordedOutcome = PaymentOutcome & { won: boolean };
+
 /**
  * Records what the processor answered: the attempt's final state and the intent's, with
  * their events, in one compare-and-set write. A challenge keeps the attempt pending.
@@ -72,7 +75,7 @@ export async function recordOutcome(
   outcome: AuthorizeOutcome,
   /** The token the acquirer was given in its return address, when there was one. */
   challengeToken = newChallengeToken(),
-): Promise<PaymentOutcome> {
+): Promise<RecordedOutcome> {
   const now = deps.clock.now();
   const base = { ...withIssuer(pending, outcome.issuer, 'refs' in outcome ? outcome.refs : undefined), updatedAt: now };
   switch (outcome.kind) {
@@ -83,11 +86,11 @@ export async function recordOutcome(
         processorChallengeRef: outcome.challengeRef,
         challengeRedirectUrl: outcome.redirectUrl ?? null,
       };
-      await deps.store.awaitChallenge(tx);
-      return { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken };
+      const won = await deps.store.awaitChallenge(tx);
+      return { status: 'requires_action', intent, transaction: tx, challengeToken: tx.challengeToken, won };
     }
     case 'unknown':
-      return { status: 'processing', intent, transaction: pending };
+      return { status: 'processing', intent, transaction: pending, won: false };
     case 'approved': {
       const tx: Transaction = {
         ...base,
@@ -108,8 +111,11 @@ export async function recordOutcome(
         declineMessage: outcome.message,
         threeDS: declined ? outcome.threeDS : base.threeDS,
       };
-      if (pending.clientIp) await deps.limiter.record(pending.clientIp);
-      return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
+      const recorded = await finish(deps, tx, 'failed', 'payment_intent.payment_failed');
+      // Counted by the request that wrote the failure only: racing answers to one challenge,
+      // or sweepers of several processes, would each count it.
+      if (recorded.won && pending.clientIp) await deps.limiter.record(pending.clientIp);
+      return recorded;
     }
   }
 }
@@ -119,17 +125,17 @@ async function finish(
   tx: Transaction,
   intentStatus: 'succeeded' | 'failed',
   eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed',
-): Promise<PaymentOutcome> {
+): Promise<RecordedOutcome> {
   const intent = await deps.store.finishAttempt(tx, intentStatus, (after) => [
     transactionEvent('transaction.updated', tx),
     intentEvent(eventType, after),
   ]);
-  if (intent) return outcomeOf(intent, tx);
+  if (intent) return { ...outcomeOf(intent, tx), won: true };
   // Another request finished this attempt first (two challenge completions racing): its answer stands.
   const [current, currentTx] = await Promise.all([
     deps.intents.find(tx.accountId, tx.paymentIntentId),
     deps.transactions.find(tx.accountId, tx.id),
   ]);
   if (!current || !currentTx) throw new Error(`attempt ${tx.id} vanished`);
-  return outcomeOf(current, currentTx);
+  return { ...outcomeOf(current, currentTx), won: false };
 }

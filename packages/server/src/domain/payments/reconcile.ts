@@ -7,6 +7,8 @@ import { type SettleDeps, settleAttempt } from './settle.ts';
 export interface ReconcileDeps extends SettleDeps {
   /** An attempt still unknown this long after it started is flagged for an operator's review. */
   reviewAfterMs: number;
+  /** RECONCILE_AFTER_MS unless shortened for tests (OBOLUS_TEST_RECOVERY_MS). */
+  reconcileAfterMs?: number;
 }
 
 /**
@@ -41,7 +43,7 @@ export interface ReconcileReport {
 export async function reconcilePendingAttempts(deps: ReconcileDeps, signal?: AbortSignal): Promise<ReconcileReport> {
   const report: ReconcileReport = { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
   const askable = askableProcessors(deps.processors);
-  const startedBefore = deps.clock.now() - RECONCILE_AFTER_MS;
+  const startedBefore = deps.clock.now() - (deps.reconcileAfterMs ?? RECONCILE_AFTER_MS);
   let after: { createdAt: number; id: string } | null = null;
   for (let read = 0; read < MAX_PER_PASS; read += PAGE) {
     const page = await deps.store.pendingAttempts({

@@ -1,14 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { stringify } from 'safe-stable-stringify';
 import type { Clock } from '../../clock.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyStore } from '../../domain/idempotency.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyStore, type IdempotentWrite } from '../../domain/idempotency.ts';
 import { sha256Hex } from '../../ids.ts';
 import { accountOf } from './secret-key-auth.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | null;
+    /** The claimed key was taken over from a request that died holding it. */
+    idempotencyRecovered: boolean;
     /** What a replay of this request answers, when not the response itself (a response carrying a secret). */
     replayBody: string | null;
   }
@@ -31,15 +39,32 @@ export function replayWithout(request: FastifyRequest, body: unknown): void {
 export function useIdempotency(app: FastifyInstance, store: IdempotencyStore, clock: Clock): void {
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('replayBody', null);
-  app.addHook('preHandler', async (request, reply) => claim(store, clock, request, reply));
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.decorateRequest('idempotencyRecovered', false);
+  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => claim(store, clock, request, reply);
+  const onSend: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const key = request.idempotencyKey;
     if (key === null) return payload;
     const accountId = accountOf(request).id;
     if (reply.statusCode >= 500) await store.release(accountId, key);
     else await store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload));
     return payload;
+  };
+  // On the POST routes of the scope only: a read never pays for two hooks that do nothing.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preHandler = [preHandler, ...hooksOf(route.preHandler)];
+    route.onSend = [...hooksOf(route.onSend), onSend];
   });
+}
+
+const hooksOf = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
+/** The key a write of this request is made under, for the use cases that store it with what they make. */
+export function idempotentWrite(request: FastifyRequest): IdempotentWrite | undefined {
+  const key = request.idempotencyKey;
+  return key === null ? undefined : { key, recovered: request.idempotencyRecovered };
 }
 
 function requestHash(request: FastifyRequest): string {
@@ -47,7 +72,6 @@ function requestHash(request: FastifyRequest): string {
 }
 
 async function claim(store: IdempotencyStore, clock: Clock, request: FastifyRequest, reply: FastifyReply) {
-  if (request.method !== 'POST') return;
   const key = request.headers['idempotency-key'];
   if (key === undefined) return;
   if (typeof key !== 'string' || key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
@@ -61,6 +85,7 @@ async function claim(store: IdempotencyStore, clock: Clock, request: FastifyRequ
   switch (result.kind) {
     case 'claimed':
       request.idempotencyKey = key;
+      request.idempotencyRecovered = result.recovered === true;
       return;
     case 'mismatch':
       throw new ApiError(

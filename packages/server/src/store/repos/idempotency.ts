@@ -11,9 +11,12 @@ import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 export class IdempotencyRepository implements IdempotencyStore {
   readonly #db: Kysely<Database>;
   readonly #writes: WriteRunner;
-  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
+  readonly #lockMs: number;
+  /** `lockMs`: how long a claim is its holder's before another request may take it over. */
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db), lockMs = IDEMPOTENCY_LOCK_MS) {
     this.#db = db;
     this.#writes = writes;
+    this.#lockMs = lockMs;
   }
 
   async claim(accountId: string, key: string, requestHash: string, now: number): Promise<IdempotencyClaim> {
@@ -50,7 +53,7 @@ export class IdempotencyRepository implements IdempotencyStore {
       if (row.request_hash !== requestHash) return { kind: 'mismatch' };
       if (row.state === 'done')
         return { kind: 'replay', statusCode: row.status_code ?? 200, body: row.response_body ?? '' };
-      if (row.locked_at > now - IDEMPOTENCY_LOCK_MS) return { kind: 'in_flight' };
+      if (row.locked_at > now - this.#lockMs) return { kind: 'in_flight' };
       // The holder is presumed dead: take the lock over, unless someone else just did.
       const taken = await this.#writes.run((trx) =>
         trx
@@ -62,7 +65,7 @@ export class IdempotencyRepository implements IdempotencyStore {
           .where('locked_at', '=', row.locked_at)
           .executeTakeFirst(),
       );
-      return taken.numUpdatedRows > 0n ? { kind: 'claimed' } : { kind: 'in_flight' };
+      return taken.numUpdatedRows > 0n ? { kind: 'claimed', recovered: true } : { kind: 'in_flight' };
     }
     return { kind: 'in_flight' };
   }

@@ -55,9 +55,27 @@ export class RefundsRepository implements RefundStore, RefundReader {
     return selectRefunds(this.#db, accountId, transactionIds);
   }
 
+  async findByIdempotencyKey(
+    accountId: string,
+    transactionId: string,
+    key: string,
+    since: number,
+  ): Promise<Refund | undefined> {
+    const row = await this.#db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('idempotency_key', '=', key)
+      .where('transaction_id', '=', transactionId)
+      .where('created_at', '>=', since)
+      .executeTakeFirst();
+    return row && toRefund(row);
+  }
+
   refund(
     refund: Refund,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+    idempotencyKey?: string,
   ): Promise<TransactionWithRefunds | null> {
     return this.#db.transaction().execute(async (trx) => {
       // One statement decides: concurrent refunds on any number of processes can never sum
@@ -93,6 +111,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
           created_at: refund.createdAt,
           status: refund.status,
           processor_ref: refund.processorRef,
+          idempotency_key: idempotencyKey ?? null,
         })
         .execute();
       const transaction = toTransaction(row);

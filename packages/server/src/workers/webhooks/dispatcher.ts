@@ -28,6 +28,8 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Deliveries in flight per endpoint and per account, across processes (SEND_CAPS by default). */
   caps?: SendCaps;
+  /** How long a claimed delivery is this process's (LEASE_MS; shorter in crash tests). */
+  leaseMs?: number;
 }
 
 /**
@@ -54,6 +56,7 @@ export class WebhookDispatcher {
   readonly #logger: Logger | undefined;
   readonly #maxInFlight: number;
   readonly #caps: SendCaps;
+  readonly #leaseMs: number;
   readonly #inFlight = new Set<Promise<Attempt | null>>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> | undefined;
@@ -74,6 +77,7 @@ export class WebhookDispatcher {
     this.#logger = options.logger;
     this.#maxInFlight = options.maxInFlight ?? 64;
     this.#caps = options.caps ?? SEND_CAPS;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
   }
 
   /**
@@ -84,16 +88,19 @@ export class WebhookDispatcher {
     const report: RunReport = { events: 0, deliveries: 0, attempts: [] };
     await this.#fanOut(report);
     for (;;) {
+      const idle = this.#inFlight.size === 0;
       const launched = await this.#launchDue(report);
-      if (this.#inFlight.size === 0) return report;
-      if (launched === 0) await Promise.race(this.#inFlight);
+      // Done only when a claim begun with nothing in flight finds nothing: sends finishing
+      // while a claim runs free capped slots (per endpoint, per account) it did not see.
+      if (idle && launched === 0) return report;
+      if (launched === 0 && this.#inFlight.size > 0) await Promise.race(this.#inFlight);
     }
   }
 
   async #fanOut(report: RunReport): Promise<void> {
     const { repos, clock } = this.#services;
     for (;;) {
-      const fanned = await fanOutEvents(repos.webhookFanout, clock, LEASE_MS, 100);
+      const fanned = await fanOutEvents(repos.webhookFanout, clock, this.#leaseMs, 100);
       report.events += fanned.events;
       report.deliveries += fanned.deliveries;
       if (fanned.events < 100) return;
@@ -108,7 +115,7 @@ export class WebhookDispatcher {
     const room = this.#maxInFlight - this.#inFlight.size;
     if (this.#stopped || room <= 0) return 0;
     const { repos, clock } = this.#services;
-    const claims = await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, room, this.#caps);
+    const claims = await repos.webhookDeliveries.claimDue(clock.now(), this.#leaseMs, room, this.#caps);
     for (const claim of claims) this.#send(claim, report);
     return claims.length;
   }

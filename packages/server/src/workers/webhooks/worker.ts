@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Services } from '../../http/services.ts';
-import { WebhookDispatcher } from './dispatcher.ts';
+import { LEASE_MS, WebhookDispatcher } from './dispatcher.ts';
 
 /**
  * The dispatcher as background work of `obolus serve` or `obolus worker`, polling every
@@ -9,7 +9,10 @@ import { WebhookDispatcher } from './dispatcher.ts';
 export function startWebhookWorker(services: Services, logger: Logger): { stop(): Promise<void> } {
   const pollMs = services.config.webhooksPollMs;
   if (pollMs === 0) return { stop: async () => {} };
-  const dispatcher = new WebhookDispatcher(services, { logger });
+  const dispatcher = new WebhookDispatcher(services, {
+    logger,
+    leaseMs: services.config.recovery?.webhookLeaseMs ?? LEASE_MS,
+  });
   dispatcher.start(pollMs);
   return { stop: () => dispatcher.stop() };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { refundTransaction } from '../../../../domain/refunds.ts';
 import { refundDeps } from '../../../../services.ts';
+import { idempotentWrite } from '../../../plugins/idempotency.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
 import type { Services } from '../../../services.ts';
 import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
@@ -26,6 +27,7 @@ export function registerCreateRefund(app: FastifyInstance, services: Services): 
         accountOf(request),
         request.params.id,
         request.body,
+        idempotentWrite(request),
       );
       return toRefundCreatedOut(made);
     },

@@ -13,6 +13,7 @@ export function sendPlainError(request: FastifyRequest, reply: FastifyReply, thr
   const { status } = ERROR_STATUS[error.code];
   if (status >= 500) request.log.error({ err: thrown }, 'request failed');
   if (error.code === 'rate_limited') reply.header('Retry-After', '60');
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   return reply.code(status).send({ error: error.message });
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { useApiRateLimit } from '../../../plugins/api-rate-limit.ts';
 import { useIdempotency } from '../../../plugins/idempotency.ts';
 import { secretKeyAuth } from '../../../plugins/secret-key-auth.ts';
 import type { Services } from '../../../services.ts';
@@ -17,9 +18,11 @@ export async function registerTransactionsApi(app: FastifyInstance, services: Se
     async (scope) => {
       usePlainErrors(scope);
       acceptEmptyJsonBodies(scope);
-      scope.addHook('onRequest', async (_request, reply) => {
+      scope.addHook('onRequest', (_request, reply, done) => {
         reply.header('Cache-Control', 'no-store');
+        done();
       });
+      useApiRateLimit(scope, services.apiLimits, services.clock);
       scope.addHook('onRequest', secretKeyAuth(services.credentials, services.clock));
       useIdempotency(scope, services.repos.idempotency, services.clock);
       registerRetrieveTransaction(scope, services);
@@ -46,7 +49,8 @@ function acceptEmptyJsonBodies(scope: FastifyInstance): void {
     if (text === '') return done(null, {});
     return parseJson(request, text, done);
   });
-  scope.addHook('preValidation', async (request) => {
+  scope.addHook('preValidation', (request, _reply, done) => {
     if (request.method === 'POST' && request.body === undefined) request.body = {};
+    done();
   });
 }
