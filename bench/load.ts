@@ -10,6 +10,8 @@ export interface Measured {
   p999_ms: number;
   errors: number;
   requests: number;
+  /** When the measured load ran, in microseconds of the monotonic clock CPU profiles use. */
+  window_us: [number, number];
 }
 
 export interface LoadPlan {
@@ -34,6 +36,7 @@ export async function measure(
     await autocannon({ ...base, duration: plan.warmup });
     await drain(options);
   }
+  const started = monotonicMicros();
   const result = await autocannon({
     ...base,
     duration: plan.seconds,
@@ -47,6 +50,7 @@ export async function measure(
     p999_ms: (result.latency as unknown as Record<string, number>).p99_9 ?? result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
     requests: result.requests.total,
+    window_us: [started, monotonicMicros()],
   };
   process.stderr.write(`${String(measured.rps).padStart(7)} req/s  p99 ${measured.p99_ms} ms\n`);
   return measured;
@@ -61,3 +65,6 @@ async function drain(options: autocannon.Options): Promise<void> {
   if (options.body) init.body = options.body as string;
   await (await fetch(options.url, init)).arrayBuffer();
 }
+
+/** process.hrtime's clock, which V8's CPU profiles also use for their timestamps. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);

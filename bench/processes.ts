@@ -13,11 +13,19 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout?.on('data', (d) => {
+    const watch = (d: Buffer) => {
       out += d;
       const match = ready.exec(out);
-      if (match) resolve({ value: match[1] as string, stop: () => stopProcess(child) });
-    });
+      if (!match) return;
+      // Ready: the rest of its output (a log line per request) is read and dropped. Keeping and
+      // searching it cost the bench's own process, which also drives the load, more CPU with
+      // every request (and the baseline logs nothing).
+      child.stdout?.off('data', watch);
+      child.stdout?.resume();
+      out = '';
+      resolve({ value: match[1] as string, stop: () => stopProcess(child) });
+    };
+    child.stdout?.on('data', watch);
     child.once('exit', (code) => {
       children.delete(child);
       reject(new Error(`${args.join(' ')} exited with ${code}\n${err}`));

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
 import { startProcess, stopAll } from './processes.ts';
+import { writeProfileSummary } from './profile-report.ts';
 import { figures, type Run, table, writeResults } from './report.ts';
 import { confirmBodies, type Keys, runScenarios, type Scenario, type Seeded, seed } from './scenarios.ts';
 
@@ -94,16 +95,22 @@ async function benchTarget(target: Target): Promise<Run> {
     OBOLUS_DATABASE_URL: target.url,
     OBOLUS_LOG_LEVEL: 'info',
     OBOLUS_WEBHOOKS_POLL_MS: '1000',
+    // The bench drives one account far above its 100 requests a second: the limits are raised to
+    // their maximum, not switched off, so that every request still pays for the limiter
+    // (decision 0150; docs/performance.md).
+    OBOLUS_API_RATE_LIMIT_LIVE: '1000000',
+    OBOLUS_API_RATE_LIMIT_SANDBOX: '1000000',
+    OBOLUS_API_RATE_LIMIT_ADDRESS: '1000000',
     // PostgreSQL needs one (decision 0070); the bench's schema is dropped at the end, and the key with it.
     ...(target.engine === 'postgres' ? { OBOLUS_MASTER_KEY: BENCH_MASTER_KEY } : {}),
   };
   const keys = createAccount(env);
   const port = nextPort++;
   const base = `http://127.0.0.1:${port}`;
-  const profiling = profile
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles', name.replace(' ', '-'))}`]
-    : [];
+  const profileDir = join(RESULTS, 'profiles', name.replace(' ', '-'));
+  const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
+  let measured: Record<Scenario, Measured> | undefined;
   const server = await startProcess(
     [...profiling, BIN, 'serve', ...workers],
     { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
@@ -112,10 +119,14 @@ async function benchTarget(target: Target): Promise<Run> {
   try {
     const seeded = await seed(base, keys);
     baseline ??= await measureBaseline(seeded, keys);
-    const measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count));
+    measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count));
     return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline) };
   } finally {
-    await server.stop();
+    await server.stop(); // a CPU profile is written on the way out
+    if (profile && measured) {
+      const summary = writeProfileSummary(profileDir, name, measured);
+      if (summary) process.stderr.write(`  CPU per request, by scenario: ${summary}\n`);
+    }
   }
 }
 

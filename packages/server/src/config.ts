@@ -1,5 +1,7 @@
 import { DAY, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
+import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
+import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
 import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
@@ -49,16 +51,48 @@ export interface Config {
    */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /**
+   * OBOLUS_API_RATE_LIMIT_LIVE / _SANDBOX / _ADDRESS (requests per second, `off`) and
+   * OBOLUS_API_RATE_LIMIT_SYNC_MS: the merchant API's rate limits (decision 0150).
+   */
+  apiRateLimits: ApiRateLimits;
   /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** How soon work a stopped process left behind is picked up again (`recoveryOf`). */
+  recovery: Recovery;
 }
+
+/**
+ * The timings of recovery after a process stopped mid-work. The defaults are the safe ones
+ * (decisions 0041, 0081); tests shorten them all with OBOLUS_TEST_RECOVERY_MS (decision 0170).
+ */
+export interface Recovery {
+  /** How often the expiry sweeper runs (it also settles interrupted sandbox attempts). */
+  sweepEveryMs: number;
+  /** How often the reconciler asks the live connector about attempts of unknown outcome. */
+  reconcileEveryMs: number;
+  /** A pending attempt this old is no longer waiting on a call of ours: its answer was lost. */
+  interruptedAfterMs: number;
+  /** How long a webhook delivery is leased to the process sending it. */
+  webhookLeaseMs: number;
+  /** How long an Idempotency-Key claim is its request's before a retry may take it over. */
+  idempotencyLockMs: number;
+}
+
+export const DEFAULT_RECOVERY: Recovery = {
+  sweepEveryMs: 30_000,
+  reconcileEveryMs: 30_000,
+  interruptedAfterMs: MINUTE,
+  webhookLeaseMs: MINUTE,
+  idempotencyLockMs: MINUTE,
+};
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT ?? '4242');
   const host = env.HOST ?? '127.0.0.1';
   const local = `http://localhost:${port}`;
   const baseUrl = stripSlash(env.OBOLUS_BASE_URL ?? local);
-  const databaseUrl = env.OBOLUS_DATABASE_URL || DEFAULT_SQLITE_PATH;
+  const databaseUrl = parseDatabaseUrl(env.OBOLUS_DATABASE_URL || DEFAULT_SQLITE_PATH);
   return {
     port,
     host,
@@ -77,7 +111,66 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkoutReceiptMs: parseReceiptMinutes(env.OBOLUS_CHECKOUT_RECEIPT_MINUTES ?? '30') * 60_000,
     reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
     ...parseRequestTimeouts(env),
+    apiRateLimits: parseApiRateLimits(env),
+    recovery: recoveryOf(env),
   };
+}
+
+function parseApiRateLimits(env: NodeJS.ProcessEnv): ApiRateLimits {
+  const perSecond = (name: string, fallback: number) => {
+    const text = env[name] || String(fallback);
+    if (text === 'off') return 0;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < 1 || value > 1_000_000) {
+      throw new Error(`${name} must be 1..1000000 requests per second, or off; got '${text}'`);
+    }
+    return value;
+  };
+  const syncText = env.OBOLUS_API_RATE_LIMIT_SYNC_MS || String(DEFAULT_API_RATE_LIMITS.syncMs);
+  const syncMs = Number(syncText);
+  if (!/^\d+$/.test(syncText) || syncMs < 10 || syncMs > 1000) {
+    throw new Error(`OBOLUS_API_RATE_LIMIT_SYNC_MS must be 10..1000 milliseconds, got '${syncText}'`);
+  }
+  return {
+    live: perSecond('OBOLUS_API_RATE_LIMIT_LIVE', DEFAULT_API_RATE_LIMITS.live),
+    sandbox: perSecond('OBOLUS_API_RATE_LIMIT_SANDBOX', DEFAULT_API_RATE_LIMITS.sandbox),
+    address: perSecond('OBOLUS_API_RATE_LIMIT_ADDRESS', DEFAULT_API_RATE_LIMITS.address),
+    syncMs,
+  };
+}
+
+/**
+ * The embedded store opens its file three times (Kysely's connection, the reader, the writer
+ * thread): `:memory:` would be three unrelated databases. Resolved as a path, it used to become
+ * a file named `:memory:` in the working directory.
+ */
+function parseDatabaseUrl(url: string): string {
+  if (url === ':memory:' || /^file:.*mode=memory/.test(url)) {
+    throw new Error(
+      'OBOLUS_DATABASE_URL cannot be an in-memory SQLite database: give a file path (or a PostgreSQL URL)',
+    );
+  }
+  return url;
+}
+
+/**
+ * Test hooks (crash points, short recovery timings) need OBOLUS_TEST_HOOKS=1 and a NODE_ENV
+ * other than production: set by mistake in production, they stop the start instead of
+ * weakening it.
+ */
+function recoveryOf(env: NodeJS.ProcessEnv): Recovery {
+  const hooks = ['OBOLUS_CRASH_AT', 'OBOLUS_TEST_RECOVERY_MS'].filter((name) => env[name]);
+  if (hooks.length > 0 && !testHooksAllowed(env)) {
+    throw new Error(`${hooks.join(' and ')}: test hooks only, refused without OBOLUS_TEST_HOOKS=1 or in production`);
+  }
+  parseCrashAt(env.OBOLUS_CRASH_AT);
+  const text = env.OBOLUS_TEST_RECOVERY_MS;
+  if (!text) return DEFAULT_RECOVERY;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms < 100 || ms > MINUTE) {
+    throw new Error(`OBOLUS_TEST_RECOVERY_MS must be 100..60000 milliseconds, got '${text}'`);
+  }
+  return { sweepEveryMs: ms, reconcileEveryMs: ms, interruptedAfterMs: ms, webhookLeaseMs: ms, idempotencyLockMs: ms };
 }
 
 function parseRequestTimeouts(

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every random identifier and credential comes from this module. */
 
@@ -48,6 +48,22 @@ function timeOrderedHex(nowMs: number): string {
 }
 
 export const newIntentId = (nowMs: number) => timeOrderedHex(nowMs) as IntentId;
+
+/** Unix milliseconds in 7 base62 digits (fixed width, so they sort as numbers until 2081). */
+const TIME_DIGITS = 7;
+
+/**
+ * `length` base62 characters: the time in milliseconds, then randomness. Ids made one after the
+ * other sort together, so inserting them touches the end of an index instead of a random page
+ * per row (the events table takes one per write).
+ */
+export function timeOrderedBase62(nowMs: number, length: number): string {
+  let time = '';
+  for (let rest = Math.floor(nowMs); time.length < TIME_DIGITS; rest = Math.floor(rest / 62)) {
+    time = BASE62[rest % 62] + time;
+  }
+  return time + randomBase62(length - TIME_DIGITS);
+}
 export const newTransactionId = (nowMs: number) => timeOrderedHex(nowMs) as TransactionId;
 export const newAccountId = () => `acct_${randomBase62(16)}` as AccountId;
 /** 24 base62 symbols carry about 142 bits, above the 128 the design asks for. */
@@ -55,12 +71,14 @@ export const newClientSecret = (id: IntentId) => `pi_${id}_secret_${randomBase62
 export const newSecretKey = () => `sk_${randomBase62(32)}`;
 export const newClientKey = () => `pk_${randomBase62(24)}`;
 export const newRequestId = () => `req_${randomBase62(16)}`;
+/** Names one running process among those that share rate-limit counters. */
+export const newProcessId = () => `proc_${randomBase62(16)}`;
 
 export const INTENT_ID = /^[0-9a-f]{24}$/;
 export const CLIENT_SECRET = /^pi_([0-9a-f]{24})_secret_[0-9A-Za-z]{24,}$/;
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 /** UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then version, variant and randomness. */
 export function uuidv7(nowMs: number): string {

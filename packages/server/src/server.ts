@@ -1,14 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { type MetricsListener, serveMetrics } from './http/plugins/metrics.ts';
+import {
+  type MetricsListener,
+  type MetricsSource,
+  reportMetricsToPrimary,
+  serveMetrics,
+} from './http/plugins/metrics.ts';
 import type { Services } from './http/services.ts';
 import { type OpenServicesOptions, openServices } from './services.ts';
 import { startDisputeSimulator } from './workers/dispute-simulator.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startMaintenance } from './workers/maintenance.ts';
+import { startRateLimitSync } from './workers/rate-limit-sync.ts';
 import { startReconciler } from './workers/reconciler.ts';
 import { startWebhookWorker } from './workers/webhooks/worker.ts';
 
@@ -26,7 +31,11 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   logger: Logger,
-  options: OpenServicesOptions & { services?: Services } = {},
+  options: OpenServicesOptions & {
+    services?: Services;
+    /** A `serve --workers` worker: the primary serves the metrics of all (cli/cluster.ts). */
+    metricsToPrimary?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const services =
     options.services ??
@@ -40,10 +49,12 @@ export async function startServer(
     if (!options.services) await services.database.close();
     throw error;
   }
-  const metricsListener = await startMetrics(config, metrics, logger);
+  if (options.metricsToPrimary) reportMetricsToPrimary(metrics);
+  const metricsListener = options.metricsToPrimary ? null : await startMetrics(config, metrics, logger);
   // Background work of this process; each stops with the server.
   const workers = [
     startMaintenance(services, logger),
+    startRateLimitSync(services, logger),
     startExpirySweeper(services, logger),
     startWebhookWorker(services, logger),
     startDisputeSimulator(services, logger),
@@ -64,7 +75,11 @@ export async function startServer(
 }
 
 /** Metrics are worth less than payments: a taken port is logged, and the service runs on without them. */
-async function startMetrics(config: Config, metrics: Registry, logger: Logger): Promise<MetricsListener | null> {
+export async function startMetrics(
+  config: Config,
+  metrics: MetricsSource,
+  logger: Logger,
+): Promise<MetricsListener | null> {
   if (!config.metrics) return null;
   try {
     return await serveMetrics(metrics, config.metrics.host, config.metrics.port);

@@ -5,13 +5,17 @@ import { type ConnectorLog, createLiveConnector } from './connectors/live.ts';
 import { createProcessorRegistry } from './connectors/registry.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
 import { openSecretBox } from './crypto/master-key.ts';
+import { API_RATE_WINDOW_MS, ApiRateLimiter } from './domain/api-rate-limits.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
 import type { Processor } from './domain/payments/ports.ts';
 import type { RefundDeps } from './domain/refunds.ts';
+import { WindowLimiter } from './domain/shared-windows.ts';
 import type { Services } from './http/services.ts';
+import { newProcessId } from './ids.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
+import { PostgresHotPaths } from './store/postgres-hot-paths.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
 import { createRepositories } from './store/repositories.ts';
 import { SqliteHotPaths } from './store/sqlite-hot-paths.ts';
@@ -50,8 +54,22 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     throw error;
   }
   const clock = options.clock ?? systemClock;
-  const hot = database.sqlite ? new SqliteHotPaths(database.sqlite) : undefined;
-  const repos = createRepositories(database.db, secrets, writeRunnerFor(database), hot);
+  const hot = database.sqlite
+    ? new SqliteHotPaths(database.sqlite)
+    : database.postgres && new PostgresHotPaths(database.postgres.pool);
+  const repos = createRepositories(
+    database.db,
+    secrets,
+    writeRunnerFor(database),
+    hot,
+    config.recovery?.idempotencyLockMs,
+  );
+  // One process on SQLite: its memory is the whole count. On PostgreSQL the counts are synced.
+  const apiWindows = new WindowLimiter(clock, {
+    windowMs: API_RATE_WINDOW_MS,
+    processId: newProcessId(),
+    ...(database.engine === 'sqlite' ? {} : { shared: repos.rateCounters }),
+  });
   return {
     config,
     clock,
@@ -64,6 +82,8 @@ export async function openServices(config: Config, options: OpenServicesOptions 
       options.liveProcessor !== undefined ? options.liveProcessor : await liveConnectorOf(config, options.logger),
     ),
     limiter: new FailureLimiter(repos.rateCounters, clock),
+    apiLimits: new ApiRateLimiter(apiWindows, config.apiRateLimits),
+    apiWindows,
   };
 }
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rollSecretKey } from '../src/domain/accounts.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
+import type { TestServer } from './support/server.ts';
 
 const listAt = (url: string, key: string) =>
   fetch(`${url}/api/v1/payment-intents`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
@@ -11,13 +11,9 @@ const listAt = (url: string, key: string) =>
 describe.each(ENGINES)('a secret key rolled with no grace, across processes (%s)', (engine) => {
   let t: TestServer;
   let other: SecondProcess;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    other = await startSecondProcess(t);
-  }, 30_000);
-  afterAll(async () => {
-    await other?.stop();
-    await t?.close();
+  withSecondProcess(engine, (server, second) => {
+    t = server;
+    other = second;
   });
 
   it('fails at once in the rolling process and within 1 s in another one', async () => {

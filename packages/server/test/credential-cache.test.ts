@@ -14,11 +14,22 @@ describe.each(ENGINES)('credential changes reach a running server (%s)', (engine
   });
   afterAll(() => t.close());
 
-  it('a deactivation is enforced on the next request', async () => {
+  it('a deactivation from another process is enforced within the cache bound', async () => {
     const shop = await t.newAccount();
     expect((await list(shop.secretKey)).status).toBe(200);
     // As the CLI does it: from another process, straight in the database.
     await setAccountStatus(t.server.services.repos.accounts, shop.id, 'inactive');
+    clock.advance(ACCOUNT_CACHE_TTL_MS + 1);
+    expect((await list(shop.secretKey)).status).toBe(403);
+    await setAccountStatus(t.server.services.repos.accounts, shop.id, 'active');
+    clock.advance(ACCOUNT_CACHE_TTL_MS + 1);
+    expect((await list(shop.secretKey)).status).toBe(200);
+  });
+
+  it('a deactivation made in the serving process is enforced on the next request', async () => {
+    const shop = await t.newAccount();
+    expect((await list(shop.secretKey)).status).toBe(200);
+    await setAccountStatus(t.server.services.credentials, shop.id, 'inactive');
     expect((await list(shop.secretKey)).status).toBe(403);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newEventId } from '../src/domain/events.ts';
 import { newClientSecret, newIntentId, randomBase62, uuidv7 } from '../src/ids.ts';
 
 describe('ids', () => {
@@ -7,6 +8,17 @@ describe('ids', () => {
     const id = newIntentId(at);
     expect(id).toMatch(/^[0-9a-f]{24}$/);
     expect(Number.parseInt(id.slice(0, 8), 16)).toBe(at / 1000);
+  });
+
+  it('event ids are evt_ and 24 base62, sorting by their millisecond, distinct within one', () => {
+    const at = Date.UTC(2026, 10, 23, 2, 45, 0, 123);
+    const sameMs = Array.from({ length: 10_000 }, () => newEventId(at));
+    for (const id of sameMs.slice(0, 10)) expect(id).toMatch(/^evt_[0-9A-Za-z]{24}$/);
+    expect(new Set(sameMs).size).toBe(10_000);
+    const later = [at + 1, at + 61, at + 3_600_000, Date.UTC(2080, 0, 1)].map((ms) => newEventId(ms));
+    const sequence = [sameMs[0] as string, ...later];
+    expect([...sequence].sort()).toEqual(sequence);
+    expect(newEventId(0).slice(4, 11)).toBe('0000000');
   });
 
   it('never repeats across many draws from the random pool', () => {

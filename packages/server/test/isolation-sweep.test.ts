@@ -201,7 +201,9 @@ describe.each(ENGINES)('isolation sweep (%s)', (engine) => {
   it('a dashboard session of one account sees nothing of another', async () => {
     const session = await signInHttp(t, prober.email);
     const pages: [string, string, string][] = [
+      ['/dashboard/payments/', theirs.intent, ''],
       ['/dashboard/payments/', theirs.transaction, ''],
+      ['/dashboard/payments/', theirs.intent, '/refund?amount=1.00'],
       ['/dashboard/payments/', theirs.transaction, '/refund?amount=1.00'],
       ['/dashboard/products/', theirs.product, ''],
       ['/dashboard/developer/webhooks/', theirs.endpoint, ''],
@@ -217,8 +219,11 @@ describe.each(ENGINES)('isolation sweep (%s)', (engine) => {
       const html = await (await session.get(list)).text();
       for (const id of Object.values(theirs)) expect(html, list).not.toContain(id);
     }
-    const refund = await session.post(`/dashboard/payments/${theirs.transaction}/refund`, { amount: '20.00' });
-    expect(refund.status).toBe(404);
+    // A well-formed one-time token: the refusal is the payment's absence, not the form's.
+    for (const id of [theirs.transaction, theirs.intent]) {
+      const refund = await session.post(`/dashboard/payments/${id}/refund`, { amount: '2000', once: 'o'.repeat(24) });
+      expect(refund.status).toBe(404);
+    }
     const tx = await t.call('GET', `/api/v1/transactions/${theirs.transaction}`, { key: owner.secretKey });
     expect(tx.json.refunded_amount ?? 0).toBe(0);
   });

@@ -1,4 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { masterKeyFileFor, masterKeyOf, newMasterKeyText, SecretBox } from '../src/crypto/master-key.ts';
 import { endpointAad } from '../src/store/repos/sealed-secrets.ts';
@@ -162,9 +164,29 @@ describe('master key configuration', () => {
   });
 
   it('a master key that is not 32 bytes of base64 is refused, naming the variable and not echoing it', async () => {
-    const result = await runCli(['migrate'], { OBOLUS_DATABASE_URL: ':memory:', OBOLUS_MASTER_KEY: 'c2hvcnQ=' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('OBOLUS_MASTER_KEY must be 32 random bytes in base64');
-    expect(result.stderr).not.toContain('c2hvcnQ=');
+    const dir = mkdtempSync(join(tmpdir(), 'obolus-master-'));
+    try {
+      const file = join(dir, 'obolus.db');
+      const result = await runCli(['migrate'], { OBOLUS_DATABASE_URL: file, OBOLUS_MASTER_KEY: 'c2hvcnQ=' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('OBOLUS_MASTER_KEY must be 32 random bytes in base64');
+      expect(result.stderr).not.toContain('c2hvcnQ=');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an in-memory SQLite database is refused in one line, and no file is made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obolus-memory-'));
+    try {
+      const result = await runCli(['migrate'], { OBOLUS_DATABASE_URL: ':memory:' }, undefined, dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        'error: OBOLUS_DATABASE_URL cannot be an in-memory SQLite database: give a file path (or a PostgreSQL URL)',
+      );
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { TX_STATUS } from '../src/domain/transactions.ts';
 import { runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
 import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
@@ -52,13 +52,20 @@ describe.skipIf(!PG_URL)('obolus serve --workers 2 on PostgreSQL', () => {
   let cluster: SecondProcess;
   let receiver: Receiver;
   let shop: TestAccount;
+  let metricsPort: number;
   beforeAll(async () => {
     t = await startTestServer('postgres', { config: { webhooksPollMs: 0, webhooksAllowLoopback: true } });
     shop = await t.newAccount();
     receiver = await startReceiver();
+    metricsPort = await freePort();
     cluster = await startSecondProcess(t, {
       args: ['--workers', '2'],
-      env: { OBOLUS_WEBHOOKS_POLL_MS: '50', OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true', OBOLUS_DATABASE_POOL_SIZE: '4' },
+      env: {
+        OBOLUS_WEBHOOKS_POLL_MS: '50',
+        OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
+        OBOLUS_DATABASE_POOL_SIZE: '4',
+        OBOLUS_METRICS_PORT: String(metricsPort),
+      },
     });
   }, 90_000);
   afterAll(async () => {
@@ -88,6 +95,28 @@ describe.skipIf(!PG_URL)('obolus serve --workers 2 on PostgreSQL', () => {
     expect(answers.filter((s) => s === 400 || s === 409)).toHaveLength(39);
     const txs = await t.server.services.repos.transactions.forIntent(shop.id, intent.id);
     expect(txs.map((tx) => tx.status)).toEqual([TX_STATUS.settled]);
+  });
+
+  it("one metrics listener for the cluster, counting every worker's requests", async () => {
+    const missing = `/api/v1/payment-intents/${'0'.repeat(24)}`;
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        // A fresh connection each: the cluster hands connections to its workers in turn.
+        const res = await fetch(`${cluster.url}${missing}`, {
+          headers: { authorization: `Bearer ${shop.secretKey}`, connection: 'close' },
+        });
+        return res.status;
+      }),
+    );
+    expect(statuses).toEqual(statuses.map(() => 404));
+    const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(scraped.status).toBe(200);
+    const line = (await scraped.text())
+      .split('\n')
+      .find((l) =>
+        l.startsWith('obolus_http_requests_total{method="GET",route="/api/v1/payment-intents/:id",status="404"'),
+      );
+    expect(line?.split(' ').pop()).toBe('30');
   });
 
   it('both workers run the dispatcher, yet every event reaches the endpoint once', async () => {

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventDraft, EventType } from '../src/domain/events.ts';
+import { type AccountId, newIntentId } from '../src/ids.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store/database.ts';
-import { GroupCommit } from '../src/store/write-runner.ts';
+import { GroupCommit, walSyncer } from '../src/store/write-runner.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from './support/engines.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -46,6 +48,28 @@ describe.each(ENGINES)('the write path (%s)', (engine) => {
     const heard = (await createIntent(listened.secretKey)).json.id;
     expect((await eventsOf(unheard))[0]?.fanned_out_at).not.toBeNull();
     expect((await eventsOf(heard))[0]?.fanned_out_at).toBeNull();
+  });
+
+  it('an intent written with several events gets them all, numbered in order, or nothing', async () => {
+    const account = await t.newAccount();
+    const id = (await createIntent(account.secretKey)).json.id;
+    const { repos } = t.server.services;
+    const intent = await repos.intents.find(account.id as AccountId, id);
+    if (!intent) throw new Error('created intent not found');
+    const copy = { ...intent, id: newIntentId(Date.now()) };
+    const draft = (type: EventType): EventDraft => ({
+      accountId: account.id,
+      type,
+      mode: copy.mode,
+      objectType: 'payment_intent',
+      objectId: copy.id,
+      object: { id: copy.id },
+    });
+    await repos.intents.insert(copy, [draft('payment_intent.created'), draft('payment_intent.processing')]);
+    expect((await eventsOf(copy.id)).map((e) => e.object_seq)).toEqual([1, 2]);
+    // The same id again: the intent's insert fails, and neither event is written.
+    await expect(repos.intents.insert(copy, [draft('payment_intent.created')])).rejects.toThrow();
+    expect(await eventsOf(copy.id)).toHaveLength(2);
   });
 
   it('a foreign intent or transaction id reads as missing on the prepared-statement path too', async () => {
@@ -119,5 +143,56 @@ describe('group commit on SQLite', () => {
     });
     expect(seenInside).toEqual([undefined]);
     expect(reader?.prepare(`select id from probe where id = 'd'`).get()).toEqual({ id: 'd' });
+  });
+
+  it('with its WAL synced off the main thread: committed first, answered only after the sync, FULL kept for every other write', async () => {
+    const writer = handle.sqlite?.writer;
+    const reader = handle.sqlite?.reader;
+    if (!writer || !reader) throw new Error('no native connections');
+    let releaseSync: () => void = () => {};
+    const syncModes: unknown[] = [];
+    const writes = new GroupCommit(handle.db, writer, () => {
+      syncModes.push(writer.pragma('synchronous', { simple: true }));
+      return new Promise<void>((resolve) => {
+        releaseSync = resolve;
+      });
+    });
+    let answered = false;
+    const unit = writes
+      .run(async (trx) => {
+        await sql`insert into probe (id) values ('w')`.execute(trx);
+      })
+      .then(() => {
+        answered = true;
+      });
+    await expect.poll(() => syncModes.length).toBe(1);
+    // Committed (the reader sees it) and the connection back on FULL (2) before the sync ...
+    expect(reader.prepare(`select id from probe where id = 'w'`).get()).toEqual({ id: 'w' });
+    expect(syncModes).toEqual([2]);
+    // ... and a write of another path meanwhile runs synced.
+    await sql`insert into probe (id) values ('x')`.execute(handle.db);
+    expect(writer.pragma('synchronous', { simple: true })).toBe(2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    releaseSync();
+    await unit;
+    expect(answered).toBe(true);
+  });
+
+  it('a failed WAL sync fails every unit of its batch: none is told its write is safe', async () => {
+    const writes = new GroupCommit(handle.db, handle.sqlite?.writer, () => Promise.reject(new Error('EIO')));
+    const outcomes = await Promise.allSettled([
+      writes.run((trx) => sql`insert into probe (id) values ('y1')`.execute(trx)),
+      writes.run((trx) => sql`insert into probe (id) values ('y2')`.execute(trx)),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual([
+      'Error: EIO',
+      'Error: EIO',
+    ]);
+  });
+
+  it('the WAL syncer fdatasyncs the WAL of the database file, and fails when there is none', async () => {
+    await expect(walSyncer(handle.location)()).resolves.toBeUndefined();
+    await expect(walSyncer(`${handle.location}.missing`)()).rejects.toThrow(/ENOENT/);
   });
 });

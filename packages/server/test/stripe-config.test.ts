@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import type { LiveConnectorConfig } from '../src/connectors/live-config.ts';
@@ -85,13 +88,14 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
   });
 
   it('`obolus serve` with a test key refuses to start, on one line naming the variable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obolus-stripe-'));
     const result = await runCli(['serve'], {
       PORT: '0',
-      OBOLUS_DATABASE_URL: ':memory:',
+      OBOLUS_DATABASE_URL: join(dir, 'obolus.db'),
       OBOLUS_LIVE_CONNECTOR: 'stripe',
       OBOLUS_STRIPE_SECRET_KEY: TEST_KEY,
       OBOLUS_STRIPE_WEBHOOK_SECRET: WEBHOOK,
-    });
+    }).finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('OBOLUS_STRIPE_SECRET_KEY is a test-mode key');
     expect(result.stderr + result.stdout).not.toContain(TEST_KEY);

@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { startServer } from '../server.ts';
+import { clusterMetrics } from '../http/plugins/metrics.ts';
+import { startMetrics, startServer } from '../server.ts';
 import { openServices } from '../services.ts';
 import type { Running } from './serve.ts';
 
@@ -56,13 +57,18 @@ export async function runPrimary(config: Config, logger: Logger, workers: number
     await stop();
     throw error;
   }
-  const metricsUrl = config.metrics ? `http://${config.metrics.host}:${config.metrics.port}/metrics` : null;
-  return { location: services.database.location, demo: null, metricsUrl, stop };
+  // One listener for the cluster: scraped, it asks every worker and sums what they answer.
+  const metrics = await startMetrics(config, clusterMetrics(), logger);
+  const stopAll = async () => {
+    await stop();
+    await metrics?.close();
+  };
+  return { location: services.database.location, demo: null, metricsUrl: metrics?.url ?? null, stop: stopAll };
 }
 
 /** Worker side: one server on the shared port; says "ready" to the primary, ends on SIGTERM. */
 export async function runWorker(config: Config, logger: Logger): Promise<void> {
-  const server = await startServer(config, logger).catch((error) => {
+  const server = await startServer(config, logger, { metricsToPrimary: true }).catch((error) => {
     logger.fatal({ err: error }, 'worker could not start');
     logger.flush();
     process.exit(1);

@@ -146,8 +146,6 @@ export function openSecretBox(
       'OBOLUS_MASTER_KEY is required on PostgreSQL: 32 random bytes in base64 (openssl rand -base64 32), the same on every process; keep a copy outside the database backups',
     );
   }
-  // An in-memory database dies with the process, and so may its key.
-  if (databaseUrl === ':memory:') return new SecretBox([masterKeyOf(newMasterKeyText(), 'generated key')]);
   const file = masterKeyFileFor(databaseUrl);
   return new SecretBox(readOrCreateKeyFile(file), file);
 }

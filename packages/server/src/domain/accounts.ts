@@ -117,7 +117,11 @@ export async function rollSecretKey(
   return { account, secretKey, previousKeysExpireAt: graceUntil };
 }
 
-export async function setAccountStatus(store: AccountStore, accountId: string, status: AccountStatus): Promise<void> {
+export async function setAccountStatus(
+  store: Pick<AccountStore, 'setStatus'>,
+  accountId: string,
+  status: AccountStatus,
+): Promise<void> {
   if (!(await store.setStatus(accountId, status))) {
     throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
   }
@@ -142,6 +146,7 @@ export async function authenticateSecretKey(
   store: Pick<AccountStore, 'find' | 'findKey'>,
   clock: Clock,
   token: string,
+  digestOf: () => string = () => sha256Hex(token),
 ): Promise<Account> {
   if (token.startsWith('pk_')) {
     throw new ApiError(
@@ -149,7 +154,7 @@ export async function authenticateSecretKey(
       'This endpoint needs a secret key (sk_…); a client key (pk_…) was given.',
     );
   }
-  const digest = sha256Hex(token);
+  const digest = digestOf();
   const key = token.startsWith('sk_') ? await store.findKey(digest) : undefined;
   const valid =
     key !== undefined &&

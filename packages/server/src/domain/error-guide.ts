@@ -47,6 +47,21 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     meaning: 'Too many failed payments came from this network in a short time (card-testing protection).',
     action: 'Wait for the `Retry-After` seconds before trying again.',
   },
+  rate_limit: {
+    meaning:
+      "Too many API requests in one second: with this account's secret keys (100 live, 25 sandbox by default), or from your network.",
+    action:
+      'Wait for the `Retry-After` seconds, then retry (a POST with the same `Idempotency-Key`: nothing was done); spread bursts out.',
+  },
+  request_timeout: {
+    meaning:
+      'The headers or the body arrived too slowly (10 s for the headers, 30 s for the whole request by default); the connection was closed and nothing was done.',
+    action: 'Send the request again, in one go (a POST with the same `Idempotency-Key`).',
+  },
+  headers_too_large: {
+    meaning: 'The request headers are larger than the server accepts (16 KB in all by default).',
+    action: 'Send fewer or shorter headers.',
+  },
   mode_mismatch: {
     meaning: 'The widget was mounted in one mode (`live`/`sandbox`) for an intent of the other; nothing was charged.',
     action: 'Mount the widget with the mode the intent was created with.',

@@ -16,6 +16,9 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'idempotency_key_invalid',
   'rate_limited',
+  'rate_limit',
+  'request_timeout',
+  'headers_too_large',
   'mode_mismatch',
   // authentication
   'api_key_missing',
@@ -68,11 +71,14 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly param: string | undefined;
-  constructor(code: ErrorCode, message: string, param?: string) {
+  /** Sent as `Retry-After` (whole seconds) when set. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: ErrorCode, message: string, param?: string, retryAfterSeconds?: number) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.param = param;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

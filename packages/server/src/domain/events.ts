@@ -1,4 +1,4 @@
-import { randomBase62 } from '../ids.ts';
+import { timeOrderedBase62 } from '../ids.ts';
 import type { Mode } from './intents.ts';
 
 /** The webhook catalogue (docs/webhooks.md). */
@@ -41,7 +41,7 @@ export interface StoredEvent {
   createdAt: number;
 }
 
-export const newEventId = () => `evt_${randomBase62(24)}`;
+export const newEventId = (nowMs: number) => `evt_${timeOrderedBase62(nowMs, 24)}`;
 
 /** The event body delivered by webhooks and answered by the events API. */
 export function eventView(event: StoredEvent) {

@@ -4,6 +4,7 @@ import { type AccountId, type IntentId, newClientSecret, newIntentId } from '../
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft, EventType } from './events.ts';
+import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
 import { paymentIntentView } from './intent-view.ts';
 
 export const INTENT_STATUSES = ['requires_payment', 'processing', 'succeeded', 'failed', 'expired'] as const;
@@ -62,7 +63,9 @@ export interface Page<T> {
 
 export interface IntentStore {
   /** Inserts the intent and writes its events in the same database transaction. */
-  insert(intent: PaymentIntent, events: EventDraft[]): Promise<void>;
+  insert(intent: PaymentIntent, events: EventDraft[], idempotencyKey?: string): Promise<void>;
+  /** The intent created under this Idempotency-Key since `since`, if any. */
+  findByIdempotencyKey(accountId: AccountId, key: string, since: number): Promise<PaymentIntent | undefined>;
   find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined>;
   /** Newest first; `after` is an intent of the same account the page starts after. */
   list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>>;
@@ -84,6 +87,7 @@ export async function createPaymentIntent(
   clock: Clock,
   account: Account,
   input: CreateIntentIn,
+  idempotency?: IdempotentWrite,
 ): Promise<PaymentIntent> {
   const currency = normaliseCurrency(input.currency);
   const metadata = input.metadata ?? {};
@@ -91,6 +95,10 @@ export async function createPaymentIntent(
     throw invalidParam('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes as UTF-8 JSON.`);
   }
   const now = clock.now();
+  const earlier = idempotency?.recovered
+    ? await store.findByIdempotencyKey(account.id, idempotency.key, now - IDEMPOTENCY_RETENTION_MS)
+    : undefined;
+  if (earlier) return earlier;
   const id = newIntentId(now);
   const intent: PaymentIntent = {
     id,
@@ -113,7 +121,7 @@ export async function createPaymentIntent(
     lastTransactionId: null,
     failedAttempts: 0,
   };
-  await store.insert(intent, [intentEvent('payment_intent.created', intent)]);
+  await store.insert(intent, [intentEvent('payment_intent.created', intent)], idempotency?.key);
   return intent;
 }
 

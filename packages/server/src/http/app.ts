@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { CRASH_PLAN, crashPoint } from '../crash-points.ts';
 import { newRequestId } from '../ids.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
@@ -12,6 +13,7 @@ import { registerTransactionsApi } from './api/v1/transactions/register.ts';
 import { registerUpdateProduct } from './api/v1/update-product.ts';
 import { registerWebhookRoutes } from './api/v1/webhooks.ts';
 import { registerCheckout } from './checkout/register.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { registerDashboard } from './dashboard/register.ts';
 import { registerEmbedApi } from './embed/register.ts';
 import { useApiErrors } from './errors.ts';
@@ -19,6 +21,7 @@ import { registerHealth } from './health.ts';
 import { registerProcessorHooks } from './hooks/processor-hooks.ts';
 import { registerLandingPage } from './landing-page.ts';
 import { useOpenApi } from './openapi/document.ts';
+import { useApiRateLimit } from './plugins/api-rate-limit.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { usePaymentMetrics } from './plugins/payment-metrics.ts';
@@ -52,6 +55,8 @@ export async function buildApp(
       // Node checks the two timeouts this often (30 s by default): a tenth of the shorter one.
       connectionsCheckingInterval: Math.max(50, Math.round(services.config.headersTimeoutMs / 10)),
     },
+    // A 408 for a slow client, and the parser's other refusals, in the §7.2 shape.
+    clientErrorHandler,
     trustProxy: fastifyTrustProxy(services.config.trustProxy),
     return503OnClosing: true,
     routerOptions: {
@@ -80,22 +85,28 @@ export async function buildApp(
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('account', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that never wait are written with `done`: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
+    done();
   });
+  if (CRASH_PLAN?.point === 'before_response_sent') crashBeforeResponses(app);
   // Shutting down: a request in flight is answered, then its keep-alive connection is closed
   // (or the server would wait for the client to hang up).
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    // `obolus listen` reads the events list every second: its polls would drown the log.
+  app.addHook('onResponse', (request, reply, done) => {
+    // `obolus listen` reads the events list every second: its polls would drown the log, as
+    // would a flood refused by the rate limits (their first refusal a second is a warning).
     const poll = request.routeOptions.url === '/api/v1/events' && reply.statusCode < 400;
-    request.log[poll ? 'debug' : 'info'](
+    const throttled = reply.statusCode === 429 && request.url.startsWith('/api/');
+    request.log[poll || throttled ? 'debug' : 'info'](
       {
         method: request.method,
         url: request.url,
@@ -104,6 +115,7 @@ export async function buildApp(
       },
       'request completed',
     );
+    done();
   });
   useApiErrors(app);
   const metrics = useMetrics(app);
@@ -122,9 +134,11 @@ export async function buildApp(
   await app.register(
     async (api) => {
       // No CORS headers, ever: the merchant API is for servers (spec §4.1).
-      api.addHook('onRequest', async (_request, reply) => {
+      api.addHook('onRequest', (_request, reply, done) => {
         reply.header('Cache-Control', 'no-store');
+        done();
       });
+      useApiRateLimit(api, services.apiLimits, services.clock);
       api.addHook('onRequest', secretKeyAuth(services.credentials, services.clock));
       useIdempotency(api, services.repos.idempotency, services.clock);
       registerCreatePaymentIntent(api, services);
@@ -139,4 +153,20 @@ export async function buildApp(
     { prefix: '/api/v1' },
   );
   return { app, metrics };
+}
+
+/**
+ * Crash tests only (src/crash-points.ts): every hook has run, so whatever the request wrote
+ * is committed and its idempotent response stored, and the process dies before the status
+ * line leaves. Installed only when this point is armed: other processes never pay for it.
+ */
+function crashBeforeResponses(app: FastifyInstance): void {
+  app.addHook('onRequest', async (_request, reply) => {
+    const { raw } = reply;
+    const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => typeof raw;
+    raw.writeHead = ((...args: unknown[]) => {
+      crashPoint('before_response_sent');
+      return writeHead(...args);
+    }) as typeof raw.writeHead;
+  });
 }

@@ -47,6 +47,7 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, throw
   const { status } = ERROR_STATUS[error.code];
   if (status >= 500) request.log.error({ err: thrown }, 'request failed');
   if (error.code === 'rate_limited') reply.header('Retry-After', '60');
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   return reply.code(status).send(errorBody(error, request.id));
 }
 

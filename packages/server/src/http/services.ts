@@ -2,8 +2,10 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { CardKeyring } from '../crypto/card-keyring.ts';
 import type { SecretBox } from '../crypto/master-key.ts';
+import type { ApiRateLimiter } from '../domain/api-rate-limits.ts';
 import type { FailureLimiter } from '../domain/payments/failure-limiter.ts';
 import type { ProcessorRegistry } from '../domain/payments/ports.ts';
+import type { WindowLimiter } from '../domain/shared-windows.ts';
 import type { AccountCache } from '../store/account-cache.ts';
 import type { DatabaseHandle } from '../store/database.ts';
 import type { Repositories } from '../store/repositories.ts';
@@ -23,4 +25,8 @@ export interface Services {
   processors: ProcessorRegistry;
   /** Failed payments per client network (card-testing protection), shared by every process. */
   limiter: FailureLimiter;
+  /** The merchant API's requests per second, counted in memory and synced across processes (decision 0150). */
+  apiLimits: ApiRateLimiter;
+  /** Its in-memory windows; `obolus serve` syncs them with the database on PostgreSQL. */
+  apiWindows: WindowLimiter;
 }

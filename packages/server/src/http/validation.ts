@@ -31,12 +31,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
       check.errors = validate.errors;
       return false;
     }
-    const part = httpPart ?? 'body';
-    const text = firstAt(data, '', unsafeText);
-    if (text !== undefined) return { error: unsafeTextError(paramName(part, text)) };
+    const found = firstRefused(data);
+    if (found === undefined) return true;
+    const param = paramName(httpPart ?? 'body', found.at);
     // Ajv coerces `1e309` in a query string to Infinity and lets it through integer and maximum.
-    const infinite = firstAt(data, '', (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf));
-    return infinite === undefined ? true : { error: nonFiniteError(paramName(part, infinite)) };
+    return { error: found.why === 'text' ? unsafeTextError(param) : nonFiniteError(param) };
   };
   check.errors = null as typeof validate.errors;
   return check as never;
@@ -45,16 +44,36 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
-const unsafeText = (leaf: unknown) => typeof leaf === 'string' && (CONTROL.test(leaf) || !leaf.isWellFormed());
+const unsafeText = (text: string) => CONTROL.test(text) || !text.isWellFormed();
 
-/** The JSON pointer of the first key or value for which `refused` holds. */
-function firstAt(value: unknown, at: string, refused: (leaf: unknown) => boolean): string | undefined {
-  if (value === null || typeof value !== 'object') return refused(value) ? at : undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (refused(key)) return path;
-    const found = firstAt(item, path, refused);
-    if (found !== undefined) return found;
+type Refusal = 'text' | 'number';
+
+function refusalOf(leaf: unknown): Refusal | undefined {
+  if (typeof leaf === 'string') return unsafeText(leaf) ? 'text' : undefined;
+  if (typeof leaf === 'number') return Number.isFinite(leaf) ? undefined : 'number';
+  return undefined;
+}
+
+const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The JSON pointer of the first key or value no field may hold, and why; texts are refused
+ * before numbers. The pointer is built only for what is refused: this runs on every request.
+ */
+function firstRefused(value: unknown): { at: string; why: Refusal } | undefined {
+  const text = firstAt(value, 'text');
+  if (text !== undefined) return { at: text, why: 'text' };
+  const number = firstAt(value, 'number');
+  return number === undefined ? undefined : { at: number, why: 'number' };
+}
+
+function firstAt(value: unknown, why: Refusal): string | undefined {
+  if (value === null || typeof value !== 'object') return refusalOf(value) === why ? '' : undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (why === 'text' && unsafeText(key)) return `/${pointerToken(key)}`;
+    const below = firstAt((value as Record<string, unknown>)[key], why);
+    if (below !== undefined) return `/${pointerToken(key)}${below}`;
   }
   return undefined;
 }
@@ -167,12 +186,10 @@ function depthOf(value: unknown): number {
 
 /** Refuses a body nested deeper than MAX_BODY_DEPTH before any route or plugin walks it. */
 export function refuseDeepBodies(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    if (depthOf(request.body) > MAX_BODY_DEPTH) {
-      throw new ApiError(
-        'body_invalid',
-        `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`,
-      );
-    }
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined || depthOf(request.body) <= MAX_BODY_DEPTH) return done();
+    done(
+      new ApiError('body_invalid', `The request body nests more than ${MAX_BODY_DEPTH} levels of arrays and objects.`),
+    );
   });
 }

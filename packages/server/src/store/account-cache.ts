@@ -1,11 +1,12 @@
 import type { Clock } from '../clock.ts';
 import { SECOND } from '../clock.ts';
-import type { Account, AccountStore, SecretKeyRecord } from '../domain/accounts.ts';
+import type { Account, AccountStatus, AccountStore, SecretKeyRecord } from '../domain/accounts.ts';
 
 /**
- * How stale a remembered secret key may be in a process that did not make the change: a
- * key roll (or a grace period cut short) reaches every other process within it. The
- * process that rolls forgets the account's keys at once (`replaceSecretKey` below).
+ * How stale a remembered secret key or account may be in a process that did not make the
+ * change: a key roll (or a grace period cut short) and a deactivation reach every other
+ * process within it (decision 0180). The process that makes the change forgets at once
+ * (`replaceSecretKey` and `setStatus` below).
  */
 export const ACCOUNT_CACHE_TTL_MS = 1 * SECOND;
 
@@ -15,15 +16,15 @@ interface Entry<T> {
 }
 
 /**
- * Keeps the secret keys that authenticated recently, so that an API call costs one lookup
- * (its account, whose status must be current) instead of two. Unknown keys are not
- * remembered: a key made a moment ago works at once, and guessing keys still costs the
- * guesser a lookup each.
+ * Keeps the secret keys that authenticated recently and their accounts, so that an API call
+ * costs no lookup at all while its key is remembered. Unknown keys are not remembered: a key
+ * made a moment ago works at once, and guessing keys still costs the guesser a lookup each.
  */
-export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 'replaceSecretKey'> {
+export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 'replaceSecretKey' | 'setStatus'> {
   readonly #store: AccountStore;
   readonly #clock: Clock;
   readonly #keys = new Map<string, Entry<SecretKeyRecord>>();
+  readonly #accounts = new Map<string, Entry<Account>>();
 
   constructor(store: AccountStore, clock: Clock) {
     this.#store = store;
@@ -34,9 +35,15 @@ export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 're
     return this.#cached(this.#keys, digest, () => this.#store.findKey(digest));
   }
 
-  /** Never cached: a deactivated account is refused on its next request. */
   find(id: string): Promise<Account | undefined> {
-    return this.#store.find(id);
+    return this.#cached(this.#accounts, id, () => this.#store.find(id));
+  }
+
+  /** Changes the status through the store, then forgets the account here: refused on its next request. */
+  async setStatus(id: string, status: AccountStatus): Promise<boolean> {
+    const changed = await this.#store.setStatus(id, status);
+    this.#accounts.delete(id);
+    return changed;
   }
 
   /** Rolls through the store, then forgets the account's keys here: the old key fails on the next request. */

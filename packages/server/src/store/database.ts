@@ -18,6 +18,8 @@ export interface DatabaseHandle {
   location: string;
   /** SQLite only: the native connections, for the hot paths (store/sqlite-hot-paths.ts). */
   sqlite?: SqliteConnections;
+  /** PostgreSQL only: the pool, for the hot paths (store/postgres-hot-paths.ts). */
+  postgres?: { pool: pg.Pool };
   close(): Promise<void>;
 }
 
@@ -108,7 +110,7 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
-  return { db, engine: 'postgres', location: safe.toString(), close: () => db.destroy() };
+  return { db, engine: 'postgres', location: safe.toString(), postgres: { pool }, close: () => db.destroy() };
 }
 
 export interface MigrationReport {

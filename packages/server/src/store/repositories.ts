@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../crypto/master-key.ts';
+import type { HotPaths } from './hot-paths.ts';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
 import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
@@ -9,8 +10,10 @@ import { DashboardRepository } from './repos/dashboard.ts';
 import { DashboardStatsRepository } from './repos/dashboard-stats.ts';
 import { EncryptionKeysRepository } from './repos/encryption-keys.ts';
 import { EventFeedRepository } from './repos/event-feed.ts';
+import { FormUsesRepository } from './repos/form-uses.ts';
 import { IdempotencyRepository } from './repos/idempotency.ts';
 import { IntentsRepository } from './repos/intents.ts';
+import { PaymentListRepository } from './repos/payment-list.ts';
 import { PaymentsRepository } from './repos/payments.ts';
 import { ProcessorEventsRepository } from './repos/processor-events.ts';
 import { ProductsRepository } from './repos/products.ts';
@@ -22,7 +25,6 @@ import { WebhookDeliveriesRepository } from './repos/webhook-deliveries.ts';
 import { WebhookEndpointsRepository } from './repos/webhook-endpoints.ts';
 import { WebhookFanoutRepository } from './repos/webhook-fanout.ts';
 import type { Database } from './schema.ts';
-import type { SqliteHotPaths } from './sqlite-hot-paths.ts';
 import { TransactionPerWrite, type WriteRunner } from './write-runner.ts';
 
 export interface Repositories {
@@ -52,23 +54,28 @@ export interface Repositories {
   /** The merchant dashboard: passwords, sessions, failed sign-ins. */
   dashboard: DashboardRepository;
   dashboardStats: DashboardStatsRepository;
+  /** The dashboard's Payments list (intents with their newest attempt) and its form tokens. */
+  paymentList: PaymentListRepository;
+  formUses: FormUsesRepository;
 }
 
 /**
  * `secrets` seals card-encryption keys and webhook secrets at rest (crypto/master-key.ts);
  * `writes` decides how the hot write paths commit: grouped on SQLite (store/write-runner.ts);
- * `hot`, on SQLite, runs the hottest queries as prepared statements (store/sqlite-hot-paths.ts).
+ * `hot` runs the hottest queries as prepared statements (store/hot-paths.ts).
  */
 export function createRepositories(
   db: Kysely<Database>,
   secrets: SecretBox,
   writes: WriteRunner = new TransactionPerWrite(db),
-  hot?: SqliteHotPaths,
+  hot?: HotPaths,
+  /** How long an Idempotency-Key claim is its holder's (IDEMPOTENCY_LOCK_MS; shorter in crash tests). */
+  idempotencyLockMs?: number,
 ): Repositories {
   return {
     accounts: new AccountsRepository(db, hot),
     intents: new IntentsRepository(db, writes, hot),
-    idempotency: new IdempotencyRepository(db, writes),
+    idempotency: new IdempotencyRepository(db, writes, idempotencyLockMs),
     transactions: new TransactionsRepository(db, hot),
     payments: new PaymentsRepository(db, writes),
     cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
@@ -87,5 +94,7 @@ export function createRepositories(
     eventFeed: new EventFeedRepository(db),
     dashboard: new DashboardRepository(db),
     dashboardStats: new DashboardStatsRepository(db),
+    paymentList: new PaymentListRepository(db),
+    formUses: new FormUsesRepository(db),
   };
 }

@@ -44,6 +44,8 @@ export interface PaymentIntentsTable {
   expires_at: number;
   last_transaction_id: string | null;
   failed_attempts: number;
+  /** The Idempotency-Key it was created under (migration 0080). */
+  idempotency_key: string | null;
 }
 
 export interface TransactionsTable {
@@ -157,6 +159,8 @@ export interface RefundsTable {
   created_at: number;
   processor_ref: string | null;
   status: Generated<string>;
+  /** The Idempotency-Key it was made under (migration 0080). */
+  idempotency_key: Generated<string | null>;
 }
 
 export interface ProductsTable {
@@ -253,6 +257,16 @@ export interface DashboardSessionsTable {
   last_seen_at: number;
 }
 
+/** One-time tokens of the dashboard's create forms (migration 0050). */
+export interface DashboardFormUsesTable {
+  account_id: string;
+  token: string;
+  session_digest: string;
+  /** Where the first post sent the browser; null while it is being made. */
+  result: string | null;
+  created_at: number;
+}
+
 export interface SignInFailuresTable {
   id: string;
   email: string;
@@ -289,6 +303,7 @@ export interface Database {
   dashboard_passwords: DashboardPasswordsTable;
   dashboard_sessions: DashboardSessionsTable;
   sign_in_failures: SignInFailuresTable;
+  dashboard_form_uses: DashboardFormUsesTable;
   rate_counters: RateCountersTable;
   processor_events: ProcessorEventsTable;
 }

@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
-import { newEventId } from '../domain/events.ts';
+import { eventRow, type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
 
@@ -13,28 +13,6 @@ export interface SqliteConnections {
   reader: SQLite.Database;
   thread: SqliteWriter;
 }
-
-const INTENT_COLUMNS = [
-  'id',
-  'account_id',
-  'amount',
-  'currency',
-  'status',
-  'mode',
-  'client_secret',
-  'reference',
-  'externalid',
-  'descriptor',
-  'description',
-  'theme',
-  'metadata',
-  'product_id',
-  'created_at',
-  'updated_at',
-  'expires_at',
-  'last_transaction_id',
-  'failed_attempts',
-] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
 
 const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')})
   values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
@@ -63,7 +41,7 @@ const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id
  * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
  * one unit; reads use the reader and see the last commit, never a batch in flight.
  */
-export class SqliteHotPaths {
+export class SqliteHotPaths implements HotPaths {
   readonly #thread: SqliteWriter;
   readonly #findAccount: SQLite.Statement;
   readonly #findIntent: SQLite.Statement;
@@ -77,21 +55,11 @@ export class SqliteHotPaths {
   }
 
   /** The intent and its events, atomically; resolves after the commit. */
-  createIntent(row: PaymentIntentsTable, drafts: EventDraft[], now: number): Promise<void> {
-    const events = drafts.map((draft) => ({
-      sql: APPEND_EVENT,
-      params: {
-        id: newEventId(),
-        account_id: draft.accountId,
-        type: draft.type,
-        mode: draft.mode,
-        object_type: draft.objectType,
-        object_id: draft.objectId,
-        data: JSON.stringify(draft.object),
-        created_at: now,
-      },
-    }));
-    return this.#thread.run([{ sql: INSERT_INTENT, params: { ...row } }, ...events]);
+  createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
+    return this.#thread.run([
+      { sql: INSERT_INTENT, params: { ...row } },
+      { sql: APPEND_EVENT, params: eventRow(draft, now) },
+    ]);
   }
 
   findAccount(id: string): AccountsTable | undefined {

@@ -5,20 +5,21 @@
  * commit. The fsync happens here, so the main thread serves requests meanwhile.
  * Plain Node only: this file runs outside the app's module graph.
  */
+import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 
-interface Statement {
-  sql: string;
-  params: Record<string, unknown> | unknown[];
-}
+type Params = Record<string, unknown> | unknown[];
 interface Batch {
   id: number;
-  units: Statement[][];
+  /** SQL texts first sent with this batch; statement n is the n-th text ever sent. */
+  definitions: string[];
+  units: Array<Array<[statement: number, params: Params]>>;
 }
 type Outcome = { ok: true } | { ok: false; message: string; code?: string };
 
-const db = new SQLite((workerData as { file: string }).file);
+const { file, crashAtBatch } = workerData as { file: string; crashAtBatch: number };
+const db = new SQLite(file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
@@ -42,10 +43,13 @@ const failure = (error: unknown): Outcome => ({
   ...((error as { code?: string }).code ? { code: (error as { code: string }).code } : {}),
 });
 
-function runUnit(unit: Statement[]): Outcome {
+/** The SQL texts sent so far, by number; each is prepared on first use, inside its unit. */
+const texts: string[] = [];
+
+function runUnit(unit: Batch['units'][number]): Outcome {
   prepared('savepoint unit').run();
   try {
-    for (const statement of unit) prepared(statement.sql).run(statement.params);
+    for (const [statement, params] of unit) prepared(texts[statement] as string).run(params);
     prepared('release savepoint unit').run();
     return { ok: true };
   } catch (error) {
@@ -56,12 +60,14 @@ function runUnit(unit: Statement[]): Outcome {
 }
 
 function runBatch(batch: Batch): Outcome[] {
+  texts.push(...batch.definitions);
   try {
     prepared('begin immediate').run();
   } catch (error) {
     return batch.units.map(() => failure(error));
   }
   const outcomes = batch.units.map(runUnit);
+  if (batch.id === crashAtBatch) crash();
   try {
     prepared('commit').run();
     return outcomes;
@@ -69,6 +75,12 @@ function runBatch(batch: Batch): Outcome[] {
     if (db.inTransaction) prepared('rollback').run();
     return batch.units.map(() => failure(error));
   }
+}
+
+/** The crash point `during_writer_commit` (tests only, src/crash-points.ts): the nth batch never commits. */
+function crash(): void {
+  writeSync(2, `crash point during_writer_commit:${crashAtBatch} reached: SIGKILL\n`);
+  process.kill(process.pid, 'SIGKILL');
 }
 
 parentPort?.on('message', (batch: Batch | 'close') => {

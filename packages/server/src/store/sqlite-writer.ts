@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { CRASH_PLAN } from '../crash-points.ts';
 
 /** One SQL statement with its parameters, as data: it crosses to the writer thread. */
 export interface Statement {
@@ -33,6 +34,9 @@ export class SqliteWriter {
   #scheduled = false;
   #nextId = 1;
   #drained: (() => void) | undefined;
+  /** Every SQL text the thread has been sent, by its number: a batch names statements by number. */
+  readonly #statementIds = new Map<string, number>();
+  #newStatements: string[] = [];
 
   constructor(file: string) {
     this.#file = file;
@@ -55,12 +59,35 @@ export class SqliteWriter {
     const batch = this.#queue;
     this.#queue = [];
     this.#inFlight = batch;
-    this.#thread().postMessage({ id: this.#nextId++, units: batch.map((p) => p.unit) });
+    const thread = this.#thread(); // first: a new thread resets the statement numbers
+    // Cloning the SQL text of every statement into each batch cost more than running it.
+    const units = batch.map((p) => p.unit.map((statement) => [this.#statementId(statement.sql), statement.params]));
+    const definitions = this.#newStatements;
+    this.#newStatements = [];
+    thread.postMessage({ id: this.#nextId++, definitions, units });
+  }
+
+  #statementId(sql: string): number {
+    let id = this.#statementIds.get(sql);
+    if (id === undefined) {
+      id = this.#statementIds.size;
+      this.#statementIds.set(sql, id);
+      this.#newStatements.push(sql);
+    }
+    return id;
   }
 
   #thread(): Worker {
     if (!this.#worker) {
-      const worker = new Worker(THREAD, { workerData: { file: this.#file } });
+      const worker = new Worker(THREAD, {
+        workerData: {
+          file: this.#file,
+          crashAtBatch: CRASH_PLAN?.point === 'during_writer_commit' ? CRASH_PLAN.nth : 0,
+        },
+      });
+      // A new thread knows no statement: number them again from the start.
+      this.#statementIds.clear();
+      this.#newStatements = [];
       worker.on('message', (answer: { outcomes: Outcome[] }) => this.#settle(answer.outcomes));
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {

@@ -10,10 +10,11 @@ export interface CliResult {
 }
 
 /** Runs the real `obolus` executable with the Node that runs the tests (Node 24); `stdin` is piped in. */
-export function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, stdin?: string, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [OBOLUS_BIN, ...args], {
       env: { ...process.env, ...env },
+      ...(cwd ? { cwd } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     // Nothing to say: standard input is closed at once, as with 'ignore'.

@@ -43,6 +43,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The API rate limits off (decision 0150): the default of test servers, first or second process. */
+export const NO_RATE_LIMITS = {
+  OBOLUS_API_RATE_LIMIT_LIVE: 'off',
+  OBOLUS_API_RATE_LIMIT_SANDBOX: 'off',
+  OBOLUS_API_RATE_LIMIT_ADDRESS: 'off',
+} as const;
+
 /** A real server on a loopback port over its own database; close() leaves nothing behind. */
 export async function startTestServer(
   engine: Engine,
@@ -68,6 +75,8 @@ export async function startTestServer(
         OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
         OBOLUS_MASTER_KEY: process.env.OBOLUS_MASTER_KEY,
         OBOLUS_METRICS_PORT: '0',
+        // Suites send many quick requests with one key; rate-limit tests set their own limits.
+        ...NO_RATE_LIMITS,
       }),
       host: '127.0.0.1',
       databaseUrl: database.url,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import { crashPoint } from '../../crash-points.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { EventDraft, StoredEvent } from '../events.ts';
 import { eventView } from '../events.ts';
@@ -121,6 +122,7 @@ export async function attemptDelivery(
     ...signMessage(signingSecrets(endpoint, now), event.id, now, payload),
   };
   const result = await sender.send(endpoint.url, headers, payload);
+  crashPoint('during_webhook_delivery');
   const succeeded = isSuccess(result.statusCode);
   const attempts = delivery.attempts + 1;
   const firstAttemptedAt = delivery.firstAttemptedAt ?? now;

@@ -54,7 +54,8 @@ export interface EndpointStore {
   insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean>;
   find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined>;
   /** Newest first; `after` is an endpoint of the same account the page starts after. */
-  list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>>;
+  /** Newest first; only `mode`'s when given (the dashboard's sandbox / live switch). */
+  list(accountId: AccountId, limit: number, after?: WebhookEndpoint, mode?: Mode): Promise<Page<WebhookEndpoint>>;
   update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined>;
   /** Deletes the endpoint with its deliveries and their attempts. */
   delete(accountId: AccountId, id: string): Promise<boolean>;
@@ -153,13 +154,14 @@ export async function listWebhookEndpoints(
   account: Account,
   limit: number,
   startingAfter?: string,
+  mode?: Mode,
 ): Promise<Page<WebhookEndpoint>> {
   let after: WebhookEndpoint | undefined;
   if (startingAfter !== undefined) {
     after = await store.find(account.id, startingAfter);
     if (!after) throw endpointMissing(startingAfter, 'starting_after');
   }
-  return store.list(account.id, limit, after);
+  return store.list(account.id, limit, after, mode);
 }
 
 /** The secrets that sign a message sent at `now`: the current one, and the previous during its grace. */

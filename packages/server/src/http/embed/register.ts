@@ -13,9 +13,10 @@ import { registerShopperIntent } from './shopper-intent.ts';
 export async function registerEmbedApi(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(
     async (embed) => {
-      embed.addHook('onRequest', async (_request, reply) => {
+      embed.addHook('onRequest', (_request, reply, done) => {
         reply.header('Cache-Control', 'no-store');
         reply.header('X-Content-Type-Options', 'nosniff');
+        done();
       });
       registerJwks(embed, services);
       registerShopperIntent(embed, services);

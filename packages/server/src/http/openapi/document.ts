@@ -88,6 +88,10 @@ const SHARED_COMPONENTS = {
   },
   headers: {
     'Request-Id': { description: 'The id of this request, as in the error body.', schema: { type: 'string' } },
+    'Retry-After': {
+      description: 'Whole seconds to wait before retrying (the rate limits are per second).',
+      schema: { type: 'integer', minimum: 1 },
+    },
     'Idempotent-Replayed': {
       description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.',
       schema: { type: 'string', enum: ['true'] },

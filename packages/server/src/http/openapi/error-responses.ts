@@ -29,7 +29,9 @@ const MEANING: Record<number, string> = {
   413: 'The request body is larger than 64 KB.',
   414: 'The URL is too long.',
   415: 'Content-Type must be application/json.',
+  408: 'The request arrived too slowly and the connection was closed; nothing was done. Send it again.',
   422: 'This Idempotency-Key was already used with another request.',
+  429: "Too many requests in one second, with this account's keys or from this network: wait `Retry-After` seconds.",
   500: 'Unexpected error on our side; nothing about it is shown. Retry later.',
 };
 
@@ -39,7 +41,9 @@ export function errorStatuses(
   input: { pathParams: boolean; query: boolean; cursor: boolean; body: boolean },
   extra: number[] = [],
 ): number[] {
-  const statuses = new Set([401, 403, 500, ...extra]);
+  // Every merchant API request counts against the rate limits (decision 0150), and a client
+  // too slow to send it is cut off with a 408.
+  const statuses = new Set([401, 403, 408, 429, 500, ...extra]);
   if (input.pathParams) statuses.add(414);
   // A cursor names an object too: one of another account is the 404 of a missing one.
   if (input.pathParams || input.cursor) statuses.add(404);
@@ -48,9 +52,13 @@ export function errorStatuses(
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** The codes of the catalogue that answer with this status, as the document lists them. */
+/**
+ * The codes of the catalogue that answer with this status, as the document lists them. Of the
+ * 429s only `rate_limit` comes from the merchant API; the others are the widget's and the
+ * hosted page's.
+ */
 export const codesOf = (status: number): ErrorCode[] =>
-  ERROR_CODES.filter((code) => ERROR_STATUS[code].status === status);
+  status === 429 ? ['rate_limit'] : ERROR_CODES.filter((code) => ERROR_STATUS[code].status === status);
 
 function exampleCode(status: number): ErrorCode {
   const code = codesOf(status)[0] ?? 'route_not_found';
@@ -61,8 +69,8 @@ function exampleCode(status: number): ErrorCode {
 export const errorResponseName = (status: number, surface: Surface) =>
   `${shapeOf(status, surface) === 'api' ? 'Error' : 'PlainError'}${status}`;
 
-/** The router answers an overlong URL before any surface sees it, always in the §7.2 shape. */
-const shapeOf = (status: number, surface: Surface): Surface => (status === 414 ? 'api' : surface);
+/** An overlong URL (the router) and a slow request (Node's parser) are answered before any surface sees them, always in the §7.2 shape. */
+const shapeOf = (status: number, surface: Surface): Surface => (status === 414 || status === 408 ? 'api' : surface);
 
 /** Every error response the operations refer to, as `components.responses`. */
 export function errorResponseComponents(uses: Iterable<[number, Surface]>): Record<string, unknown> {
@@ -86,7 +94,10 @@ function errorResponse(status: number, onSurface: Surface): Record<string, unkno
     .join(', ');
   return {
     description: surface === 'api' && codes ? `${message} Codes: ${codes}.` : message,
-    headers: { 'Request-Id': { $ref: '#/components/headers/Request-Id' } },
+    headers: {
+      'Request-Id': { $ref: '#/components/headers/Request-Id' },
+      ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+    },
     content: {
       'application/json': {
         schema: { $ref: surface === 'api' ? '#/components/schemas/Error' : '#/components/schemas/PlainError' },

@@ -11,6 +11,8 @@ import * as m0021 from './0021-rate-counters.ts';
 import * as m0030 from './0030-card-ciphertext-uses.ts';
 import * as m0031 from './0031-checkout-start-windows.ts';
 import * as m0040 from './0040-processor-references.ts';
+import * as m0050 from './0050-dashboard-payments-and-form-uses.ts';
+import * as m0080 from './0080-idempotency-keys-on-writes.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +28,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-secrets-at-rest': m0020,
   '0021-rate-counters': m0021,
   '0040-processor-references': m0040,
+  '0050-dashboard-payments-and-form-uses': m0050,
+  '0080-idempotency-keys-on-writes': m0080,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Account, AccountStatus, AccountStore, SecretKeyRecord } from '../../domain/accounts.ts';
 import type { AccountId } from '../../ids.ts';
+import type { HotPaths } from '../hot-paths.ts';
 import type { AccountsTable, Database, SecretKeysTable } from '../schema.ts';
-import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 
 function toAccount(row: Selectable<AccountsTable>): Account {
   return {
@@ -37,8 +37,8 @@ const keyRow = (key: SecretKeyRecord) => ({
 
 export class AccountsRepository implements AccountStore {
   readonly #db: Kysely<Database>;
-  readonly #hot: SqliteHotPaths | undefined;
-  constructor(db: Kysely<Database>, hot?: SqliteHotPaths) {
+  readonly #hot: HotPaths | undefined;
+  constructor(db: Kysely<Database>, hot?: HotPaths) {
     this.#db = db;
     this.#hot = hot;
   }
@@ -66,7 +66,7 @@ export class AccountsRepository implements AccountStore {
   /** On every authenticated request (the account's status must be current): a hot path. */
   async find(id: string): Promise<Account | undefined> {
     if (this.#hot) {
-      const found = this.#hot.findAccount(id);
+      const found = await this.#hot.findAccount(id);
       return found && toAccount(found);
     }
     const row = await this.#db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();

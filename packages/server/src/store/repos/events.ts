@@ -34,7 +34,7 @@ export async function appendEvents(trx: Kysely<Database>, drafts: EventDraft[], 
       .where('object_id', '=', draft.objectId)
       .executeTakeFirst();
     const event: StoredEvent = {
-      id: newEventId(),
+      id: newEventId(now),
       accountId: draft.accountId,
       type: draft.type,
       mode: draft.mode,

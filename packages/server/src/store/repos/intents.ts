@@ -2,9 +2,9 @@ import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
+import type { HotPaths } from '../hot-paths.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
-import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
 
@@ -32,7 +32,7 @@ export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
   };
 }
 
-export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
+export function intentRow(intent: PaymentIntent, idempotencyKey: string | null = null): PaymentIntentsTable {
   return {
     id: intent.id,
     account_id: intent.accountId,
@@ -53,30 +53,45 @@ export function intentRow(intent: PaymentIntent): PaymentIntentsTable {
     expires_at: intent.expiresAt,
     last_transaction_id: intent.lastTransactionId,
     failed_attempts: intent.failedAttempts,
+    idempotency_key: idempotencyKey,
   };
 }
 
 export class IntentsRepository implements IntentStore {
   readonly #db: Kysely<Database>;
   readonly #writes: WriteRunner;
-  readonly #hot: SqliteHotPaths | undefined;
-  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db), hot?: SqliteHotPaths) {
+  readonly #hot: HotPaths | undefined;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db), hot?: HotPaths) {
     this.#db = db;
     this.#writes = writes;
     this.#hot = hot;
   }
 
-  async insert(intent: PaymentIntent, events: EventDraft[]): Promise<void> {
-    if (this.#hot) return this.#hot.createIntent(intentRow(intent), events, intent.createdAt);
+  async insert(intent: PaymentIntent, events: EventDraft[], idempotencyKey?: string): Promise<void> {
+    const row = intentRow(intent, idempotencyKey);
+    // The hot path writes the one event a new intent has; anything else takes the general path.
+    const [only] = events;
+    if (this.#hot && only && events.length === 1) return this.#hot.createIntent(row, only, intent.createdAt);
     await this.#writes.run(async (trx) => {
-      await trx.insertInto('payment_intents').values(intentRow(intent)).execute();
+      await trx.insertInto('payment_intents').values(row).execute();
       await appendEvents(trx, events, intent.createdAt);
     });
   }
 
+  async findByIdempotencyKey(accountId: AccountId, key: string, since: number): Promise<PaymentIntent | undefined> {
+    const row = await this.#db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('idempotency_key', '=', key)
+      .where('created_at', '>=', since)
+      .executeTakeFirst();
+    return row && toIntent(row);
+  }
+
   async find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined> {
     if (this.#hot) {
-      const found = this.#hot.findIntent(accountId, id);
+      const found = await this.#hot.findIntent(accountId, id);
       return found && toIntent(found);
     }
     const row = await this.#db

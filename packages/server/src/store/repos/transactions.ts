@@ -3,9 +3,9 @@ import type { Page } from '../../domain/intents.ts';
 import type { TransactionFilter } from '../../domain/transaction-queries.ts';
 import type { Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
+import type { HotPaths } from '../hot-paths.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
-import type { SqliteHotPaths } from '../sqlite-hot-paths.ts';
 
 export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
   return {
@@ -103,15 +103,15 @@ export function transactionRow(tx: Transaction): TransactionsTable {
 
 export class TransactionsRepository {
   readonly #db: Kysely<Database>;
-  readonly #hot: SqliteHotPaths | undefined;
-  constructor(db: Kysely<Database>, hot?: SqliteHotPaths) {
+  readonly #hot: HotPaths | undefined;
+  constructor(db: Kysely<Database>, hot?: HotPaths) {
     this.#db = db;
     this.#hot = hot;
   }
 
   async find(accountId: string, id: string): Promise<Transaction | undefined> {
     if (this.#hot) {
-      const found = this.#hot.findTransaction(accountId, id);
+      const found = await this.#hot.findTransaction(accountId, id);
       return found && toTransaction(found);
     }
     const row = await this.#db

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../../crypto/master-key.ts';
-import type { Page } from '../../domain/intents.ts';
+import type { Mode, Page } from '../../domain/intents.ts';
 import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
@@ -107,7 +107,12 @@ export class WebhookEndpointsRepository implements EndpointStore {
     return row && toEndpoint(this.#box, row);
   }
 
-  async list(accountId: AccountId, limit: number, after?: WebhookEndpoint): Promise<Page<WebhookEndpoint>> {
+  async list(
+    accountId: AccountId,
+    limit: number,
+    after?: WebhookEndpoint,
+    mode?: Mode,
+  ): Promise<Page<WebhookEndpoint>> {
     let query = this.#db
       .selectFrom('webhook_endpoints')
       .selectAll()
@@ -115,6 +120,7 @@ export class WebhookEndpointsRepository implements EndpointStore {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit + 1);
+    if (mode) query = query.where('mode', '=', mode);
     if (after) {
       query = query.where(olderThan(after));
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { createPaymentIntent } from '../../../domain/intents.ts';
+import { idempotentWrite } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
 import { Metadata, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
@@ -32,6 +33,7 @@ export function registerCreatePaymentIntent(app: FastifyInstance, services: Serv
         services.clock,
         accountOf(request),
         request.body,
+        idempotentWrite(request),
       );
       return toPaymentIntentOut(intent);
     },

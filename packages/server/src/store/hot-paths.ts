@@ -1,0 +1,57 @@
+import type { EventDraft } from '../domain/events.ts';
+import { newEventId } from '../domain/events.ts';
+import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
+
+/**
+ * The hottest queries of the service, run as prepared statements instead of queries Kysely
+ * builds and compiles on every call (decisions 0120 and 0181): an account on every
+ * authenticated request that misses the cache, creating and retrieving an intent, retrieving
+ * a transaction. Each engine has its own (store/sqlite-hot-paths.ts, store/postgres-hot-paths.ts);
+ * the repositories fall back to Kysely without one.
+ */
+export interface HotPaths {
+  /** The intent and its creation event, atomically; resolves after the commit. */
+  createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void>;
+  findAccount(id: string): Maybe<AccountsTable>;
+  findIntent(accountId: string, id: string): Maybe<PaymentIntentsTable>;
+  findTransaction(accountId: string, id: string): Maybe<TransactionsTable>;
+}
+
+type Maybe<T> = T | undefined | Promise<T | undefined>;
+
+export const INTENT_COLUMNS = [
+  'id',
+  'account_id',
+  'amount',
+  'currency',
+  'status',
+  'mode',
+  'client_secret',
+  'reference',
+  'externalid',
+  'descriptor',
+  'description',
+  'theme',
+  'metadata',
+  'product_id',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'last_transaction_id',
+  'failed_attempts',
+  'idempotency_key',
+] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
+
+/** An event's row as both engines' append statements take it (named like its columns). */
+export function eventRow(draft: EventDraft, now: number) {
+  return {
+    id: newEventId(now),
+    account_id: draft.accountId,
+    type: draft.type,
+    mode: draft.mode,
+    object_type: draft.objectType,
+    object_id: draft.objectId,
+    data: JSON.stringify(draft.object),
+    created_at: now,
+  };
+}
