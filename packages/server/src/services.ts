@@ -108,7 +108,6 @@ export function paymentDeps(services: Services): ChallengeDeps {
     clock: services.clock,
     limiter: services.limiter,
     keyring: services.keyring,
-    usedCiphertexts: repos.cardCiphertextUses,
     processors: services.processors,
     challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,
   };

@@ -52,9 +52,11 @@ function openSqlite(path: string): DatabaseHandle {
   // A write burst grows the WAL; after each checkpoint it is cut back to this size, so that
   // reads after the burst do not search (and the disk does not keep) a long log.
   writer.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  writer.pragma(`cache_size = ${PAGE_CACHE}`);
   // The reader sees the last commit, never a group commit in flight, and never waits for one.
   const reader = new SQLite(file, { readonly: true });
   reader.pragma('busy_timeout = 5000');
+  reader.pragma(`cache_size = ${PAGE_CACHE}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writer) }) });
   // The hot write path's own connection, on a thread of its own (store/sqlite-writer.ts).
   const thread = new SqliteWriter(file);
@@ -67,6 +69,13 @@ function openSqlite(path: string): DatabaseHandle {
 }
 
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Each connection's page cache, in KiB (negative: SQLite's convention for a size, not pages).
+ * SQLite's default of 2 MiB holds less than one index of a busy store: every insert into an
+ * index keyed by a random id then read its pages back from the OS (decision 0183).
+ */
+export const PAGE_CACHE = -32 * 1024;
 
 const STATEMENT_CACHE_SIZE = 500;
 

@@ -1,5 +1,4 @@
 import type { EventDraft } from '../domain/events.ts';
-import { newEventId } from '../domain/events.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
 /**
@@ -41,17 +40,3 @@ export const INTENT_COLUMNS = [
   'failed_attempts',
   'idempotency_key',
 ] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
-
-/** An event's row as both engines' append statements take it (named like its columns). */
-export function eventRow(draft: EventDraft, now: number) {
-  return {
-    id: newEventId(now),
-    account_id: draft.accountId,
-    type: draft.type,
-    mode: draft.mode,
-    object_type: draft.objectType,
-    object_id: draft.objectId,
-    data: JSON.stringify(draft.object),
-    created_at: now,
-  };
-}

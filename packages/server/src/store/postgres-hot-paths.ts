@@ -1,31 +1,11 @@
 import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
-import { eventRow, type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
+import { eventRow, postgresAppendEvent, postgresEventParams } from './event-insert.ts';
+import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
-
-const EVENT_COLUMNS = ['id', 'account_id', 'type', 'mode', 'object_type', 'object_id', 'data', 'created_at'] as const;
 
 const placeholders = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-
-/**
- * An event's insert, its parameters from `$from`: its sequence number is the object's next, and
- * an event of an account with no enabled endpoint in its mode is born fanned out (decision 0120).
- */
-function appendEvent(from: number, source: string): string {
-  // In INSERT … SELECT the parameters take no type from the columns: each is cast.
-  const p = (column: (typeof EVENT_COLUMNS)[number]) =>
-    `$${from + EVENT_COLUMNS.indexOf(column)}::${column === 'created_at' ? 'bigint' : 'text'}`;
-  return `insert into events
-    (id, account_id, type, mode, object_type, object_id, object_seq, data, created_at, fanned_out_at)
-    select ${p('id')}, ${p('account_id')}, ${p('type')}, ${p('mode')}, ${p('object_type')}, ${p('object_id')},
-      (select coalesce(max(object_seq), 0) + 1 from events where object_id = ${p('object_id')}),
-      ${p('data')}, ${p('created_at')},
-      case when exists (select 1 from webhook_endpoints
-        where account_id = ${p('account_id')} and mode = ${p('mode')} and enabled = 1)
-      then null else ${p('created_at')} end
-    ${source}`;
-}
 
 /**
  * Creating an intent with its one event is one statement, hence one round trip and one
@@ -36,7 +16,7 @@ const CREATE_INTENT_WITH_EVENT = `with intent as (
     values (${placeholders(1, INTENT_COLUMNS.length)})
     returning id
   )
-  ${appendEvent(INTENT_COLUMNS.length + 1, 'from intent')}`;
+  ${postgresAppendEvent(INTENT_COLUMNS.length + 1, 'from intent')}`;
 
 /**
  * The hot paths on PostgreSQL as named prepared statements: each connection of the pool parses
@@ -55,7 +35,7 @@ export class PostgresHotPaths implements HotPaths {
     await this.#pool.query({
       name: 'hot_create_intent',
       text: CREATE_INTENT_WITH_EVENT,
-      values: [...INTENT_COLUMNS.map((column) => row[column]), ...EVENT_COLUMNS.map((column) => event[column])],
+      values: [...INTENT_COLUMNS.map((column) => row[column]), ...postgresEventParams(event)],
     });
   }
 

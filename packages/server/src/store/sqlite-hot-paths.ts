@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
-import { eventRow, type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
+import { eventRow, SQLITE_APPEND_EVENT, sqliteEventParams } from './event-insert.ts';
+import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
 
@@ -16,19 +17,6 @@ export interface SqliteConnections {
 
 const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')})
   values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
-
-/**
- * One statement per event: its sequence number is the object's next, and an event of an
- * account that has no enabled endpoint in its mode is born fanned out, so the dispatcher
- * never makes a second pass over it (docs/decisions/0120-embedded-store-hot-paths.md).
- */
-const APPEND_EVENT = `insert into events
-  (id, account_id, type, mode, object_type, object_id, object_seq, data, created_at, fanned_out_at)
-  values (@id, @account_id, @type, @mode, @object_type, @object_id,
-    (select coalesce(max(object_seq), 0) + 1 from events where object_id = @object_id),
-    @data, @created_at,
-    case when exists (select 1 from webhook_endpoints
-      where account_id = @account_id and mode = @mode and enabled = 1) then null else @created_at end)`;
 
 const FIND_ACCOUNT = 'select * from accounts where id = ?';
 const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
@@ -58,7 +46,7 @@ export class SqliteHotPaths implements HotPaths {
   createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
     return this.#thread.run([
       { sql: INSERT_INTENT, params: { ...row } },
-      { sql: APPEND_EVENT, params: eventRow(draft, now) },
+      { sql: SQLITE_APPEND_EVENT, params: sqliteEventParams(eventRow(draft, now)) },
     ]);
   }
 

@@ -26,6 +26,8 @@ db.pragma('busy_timeout = 5000');
 db.pragma('foreign_keys = ON');
 // This connection commits most and so checkpoints most: it cuts the WAL back as well (0120).
 db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+// As store/database.ts's PAGE_CACHE (this file runs outside the app's module graph).
+db.pragma(`cache_size = ${-32 * 1024}`);
 
 const cache = new Map<string, SQLite.Statement>();
 const prepared = (sql: string) => {

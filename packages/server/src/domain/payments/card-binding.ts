@@ -30,16 +30,37 @@ export interface UsedCiphertexts {
 
 export interface CardBindingDeps {
   keyring: { decrypt(jwe: string): Promise<DecryptedCard> };
-  usedCiphertexts: UsedCiphertexts;
 }
 
-/** Decrypts the card for `intent`, refusing a foreign, stale, replayed or non-object ciphertext. */
+/**
+ * Thrown by the store when the attempt's ciphertext use is already recorded: the attempt is
+ * undone with it (PaymentStore.beginAttempt records the use and begins the attempt atomically).
+ */
+export class CiphertextReplayed extends Error {
+  constructor() {
+    super('card ciphertext already used');
+  }
+}
+
+/** The shopper's answer to a replayed ciphertext. */
+export function refuseReplayed(error: unknown): never {
+  if (error instanceof CiphertextReplayed) {
+    throw invalidJwe('it has already been used; a card is encrypted for one attempt only');
+  }
+  throw error;
+}
+
+/**
+ * Decrypts the card for `intent`, refusing a foreign, stale or non-object ciphertext. Answers
+ * the card and the use to record: a replay is refused when the use is recorded, in the same
+ * write as the attempt it pays for (one durable commit fewer per payment; decision 0183).
+ */
 export async function openBoundCard(
   deps: CardBindingDeps,
   jwe: string,
   intent: PaymentIntent,
   now: number,
-): Promise<CardInput> {
+): Promise<{ card: CardInput; use: CiphertextUse }> {
   const { payload, header } = await deps.keyring.decrypt(jwe);
   const { payment_intent: boundTo, iat, jti } = header;
   if (typeof boundTo !== 'string' || typeof iat !== 'number' || typeof jti !== 'string' || !JTI.test(jti)) {
@@ -50,14 +71,13 @@ export async function openBoundCard(
   if (!Number.isFinite(issuedAt) || issuedAt < now - CARD_JWE_MAX_AGE_MS || issuedAt > now + CARD_JWE_MAX_AHEAD_MS) {
     throw invalidJwe('it is too old or dated in the future; enter the card again');
   }
-  const fresh = await deps.usedCiphertexts.claim({
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalidJwe();
+  const use = {
     jti,
     accountId: intent.accountId,
     paymentIntentId: intent.id,
     usedAt: now,
     expiresAt: issuedAt + CARD_JWE_MAX_AGE_MS,
-  });
-  if (!fresh) throw invalidJwe('it has already been used; a card is encrypted for one attempt only');
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw invalidJwe();
-  return payload as CardInput;
+  };
+  return { card: payload as CardInput, use };
 }

@@ -7,7 +7,7 @@ import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
 import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
-import { type CardBindingDeps, openBoundCard } from './card-binding.ts';
+import { type CardBindingDeps, openBoundCard, refuseReplayed } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
 import { newChallengeToken, type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
 import type { ProcessorRegistry } from './ports.ts';
@@ -62,7 +62,8 @@ export function assertPayable(intent: PaymentIntent, now: number): void {
 
 /**
  * Pays an intent with a card: checks, then a pending attempt written by compare-and-set
- * (so a client_secret pays once however many confirms race), then the processor call
+ * (so a client_secret pays once however many confirms race) together with the use of the
+ * card's ciphertext (so a ciphertext pays once), then the processor call
  * outside any database transaction, then its outcome recorded.
  */
 export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promise<PaymentOutcome> {
@@ -86,13 +87,16 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       'Live payments are not available: no live connector is configured.',
     );
   }
-  const card = checkCard(await openBoundCard(deps, input.card, intent, now), now);
+  const opened = await openBoundCard(deps, input.card, intent, now);
+  const card = checkCard(opened.card, now);
   const pending = pendingAttempt(intent, input, card, processor.name, now);
-  const started = await deps.store.beginAttempt(
-    pending,
-    { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT },
-    (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
-  );
+  const started = await deps.store
+    .beginAttempt(
+      pending,
+      { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT, ciphertext: opened.use },
+      (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
+    )
+    .catch(refuseReplayed);
   if (!started) {
     // Someone else changed the intent since we read it: say what it is now.
     assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);

@@ -1,17 +1,20 @@
 import type { EventDraft } from '../events.ts';
 import type { Mode, PaymentIntent } from '../intents.ts';
 import type { Transaction } from '../transactions.ts';
+import type { CiphertextUse } from './card-binding.ts';
 
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
 export interface PaymentStore {
   /**
    * Compare-and-set: requires_payment | failed -> processing, only while the intent is not
-   * expired and under the failed-attempt cap, inserting `tx` as its pending attempt.
-   * Answers the intent after the change, or null when another request got there first.
+   * expired and under the failed-attempt cap, inserting `tx` as its pending attempt and
+   * recording the use of its card's ciphertext. Answers the intent after the change, or null
+   * when another request got there first; throws CiphertextReplayed, changing nothing, when
+   * the ciphertext was used before.
    */
   beginAttempt(
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null>;
 

@@ -3,6 +3,22 @@ import type { CiphertextUse, UsedCiphertexts } from '../../domain/payments/card-
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 
+/** Inserts a use inside `trx`; false, inserting nothing, when its `jti` was used before. */
+export async function recordCiphertextUse(trx: Kysely<Database>, use: CiphertextUse): Promise<boolean> {
+  const inserted = await trx
+    .insertInto('card_ciphertext_uses')
+    .values({
+      jti: use.jti,
+      account_id: use.accountId,
+      payment_intent_id: use.paymentIntentId,
+      used_at: use.usedAt,
+      expires_at: use.expiresAt,
+    })
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .executeTakeFirst();
+  return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
 /** The replay cache of card ciphertexts: in the database, so every process sees every use. */
 export class CardCiphertextUsesRepository implements UsedCiphertexts {
   readonly #db: Kysely<Database>;
@@ -12,21 +28,9 @@ export class CardCiphertextUsesRepository implements UsedCiphertexts {
     this.#writes = writes;
   }
 
+  /** Records a use on its own (tests; a confirm records it with its attempt, PaymentsRepository). */
   async claim(use: CiphertextUse): Promise<boolean> {
-    const inserted = await this.#writes.run((trx) =>
-      trx
-        .insertInto('card_ciphertext_uses')
-        .values({
-          jti: use.jti,
-          account_id: use.accountId,
-          payment_intent_id: use.paymentIntentId,
-          used_at: use.usedAt,
-          expires_at: use.expiresAt,
-        })
-        .onConflict((oc) => oc.column('jti').doNothing())
-        .executeTakeFirst(),
-    );
-    return (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    return this.#writes.run((trx) => recordCiphertextUse(trx, use));
   }
 
   async pruneExpired(before: number): Promise<number> {

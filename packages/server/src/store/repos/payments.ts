@@ -1,10 +1,12 @@
 import { type Transaction as DbTransaction, type Kysely, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { PaymentIntent } from '../../domain/intents.ts';
+import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
 import type { PaymentStore } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
+import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
 import { toTransaction, transactionRow } from './transactions.ts';
@@ -27,7 +29,7 @@ export class PaymentsRepository implements PaymentStore {
 
   beginAttempt(
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null> {
     return this.#writes.run(async (trx) => {
@@ -39,10 +41,13 @@ export class PaymentsRepository implements PaymentStore {
         .where('status', 'in', ['requires_payment', 'failed'])
         .where('expires_at', '>', rules.now)
         .where('failed_attempts', '<', rules.maxFailedAttempts)
+        .returningAll()
         .executeTakeFirst();
-      if (won.numUpdatedRows === 0n) return null;
+      if (!won) return null;
+      // Thrown, not returned: the intent's change above is undone with the unit.
+      if (!(await recordCiphertextUse(trx, rules.ciphertext))) throw new CiphertextReplayed();
       await trx.insertInto('transactions').values(transactionRow(tx)).execute();
-      const intent = await reloadIntent(trx, tx.paymentIntentId);
+      const intent = toIntent(won);
       await appendEvents(trx, events(intent), rules.now);
       return intent;
     });
@@ -78,7 +83,7 @@ export class PaymentsRepository implements PaymentStore {
         .where('status', '=', TX_STATUS.pending)
         .executeTakeFirst();
       if (finished.numUpdatedRows === 0n) return null;
-      await trx
+      const moved = await trx
         .updateTable('payment_intents')
         .set((eb) => ({
           status: intentStatus,
@@ -89,8 +94,9 @@ export class PaymentsRepository implements PaymentStore {
         .where('account_id', '=', tx.accountId)
         .where('status', '=', 'processing')
         .where('last_transaction_id', '=', tx.id)
-        .execute();
-      const intent = await reloadIntent(trx, tx.paymentIntentId);
+        .returningAll()
+        .executeTakeFirst();
+      const intent = moved ? toIntent(moved) : await reloadIntent(trx, tx.paymentIntentId);
       await appendEvents(trx, events(intent), tx.updatedAt);
       return intent;
     });
@@ -133,9 +139,10 @@ export class PaymentsRepository implements PaymentStore {
         .where('account_id', '=', intent.accountId)
         .where('status', '=', intent.status)
         .where('expires_at', '<=', now)
+        .returningAll()
         .executeTakeFirst();
-      if (won.numUpdatedRows === 0n) return null;
-      const expired = await reloadIntent(trx, intent.id);
+      if (!won) return null;
+      const expired = toIntent(won);
       await appendEvents(trx, events(expired), now);
       return expired;
     });
