@@ -37,12 +37,24 @@ export async function measure(
     await drain(options);
   }
   const started = monotonicMicros();
-  const result = await autocannon({
-    ...base,
-    duration: plan.seconds,
-    ...(bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies() ?? '{}' }) }] } : {}),
-  } as autocannon.Options);
-  const seconds = result.duration || plan.seconds;
+  let lastResponse = started;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(
+      {
+        ...base,
+        duration: plan.seconds,
+        ...(bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies() ?? '{}' }) }] } : {}),
+      } as autocannon.Options,
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    run.on('response', () => {
+      lastResponse = monotonicMicros();
+    });
+  });
+  // From the first request to the last answer: autocannon ends a run on its next one-second tick,
+  // so a run of `amount` requests (confirm) that took a fraction of a second was counted as a whole one.
+  const ended = lastResponse;
+  const seconds = (ended - started) / 1e6;
   const measured: Measured = {
     rps: Math.round(result.requests.total / seconds),
     p50_ms: result.latency.p50,
@@ -50,7 +62,7 @@ export async function measure(
     p999_ms: (result.latency as unknown as Record<string, number>).p99_9 ?? result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
     requests: result.requests.total,
-    window_us: [started, monotonicMicros()],
+    window_us: [started, ended],
   };
   process.stderr.write(`${String(measured.rps).padStart(7)} req/s  p99 ${measured.p99_ms} ms\n`);
   return measured;
