@@ -36,22 +36,24 @@ export const SQLITE_APPEND_EVENT = `${INSERT_COLUMNS}
     case when exists (select 1 from webhook_endpoints
       where account_id = ? and mode = ? and enabled = 1) then null else ? end)`;
 
-const SQLITE_PARAMS = [
-  'id',
-  'account_id',
-  'type',
-  'mode',
-  'object_type',
-  'object_id',
-  'object_id',
-  'data',
-  'created_at',
-  'account_id',
-  'mode',
-  'created_at',
-] as const satisfies ReadonlyArray<keyof EventRow>;
-
-export const sqliteEventParams = (row: EventRow): unknown[] => SQLITE_PARAMS.map((column) => row[column]);
+/** In the order of SQLITE_APPEND_EVENT's placeholders: the subqueries repeat three of them. */
+export const sqliteEventParams = (row: EventRow): unknown[] => {
+  const { id, account_id, type, mode, object_type, object_id, data, created_at } = row;
+  return [
+    id,
+    account_id,
+    type,
+    mode,
+    object_type,
+    object_id,
+    object_id,
+    data,
+    created_at,
+    account_id,
+    mode,
+    created_at,
+  ];
+};
 
 const POSTGRES_PARAMS = [
   'id',
