@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventDraft, EventType } from '../src/domain/events.ts';
 import { type AccountId, newIntentId } from '../src/ids.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store/database.ts';
+import { appendEvents } from '../src/store/repos/events.ts';
 import { GroupCommit, walSyncer } from '../src/store/write-runner.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from './support/engines.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -70,6 +71,42 @@ describe.each(ENGINES)('the write path (%s)', (engine) => {
     // The same id again: the intent's insert fails, and neither event is written.
     await expect(repos.intents.insert(copy, [draft('payment_intent.created')])).rejects.toThrow();
     expect(await eventsOf(copy.id)).toHaveLength(2);
+  });
+
+  it('the events of one write, of several objects in one statement, each numbered after its own object', async () => {
+    const account = await t.newAccount();
+    const [a, b] = [`obj_a_${newIntentId(Date.now())}`, `obj_b_${newIntentId(Date.now())}`];
+    const draft = (objectId: string, type: EventType): EventDraft => ({
+      accountId: account.id as AccountId,
+      type,
+      mode: 'sandbox',
+      objectType: 'payment_intent',
+      objectId,
+      object: { id: objectId, type },
+    });
+    const { db } = t.server.services.database;
+    await appendEvents(db, [draft(a, 'payment_intent.created')], Date.now());
+    await appendEvents(
+      db,
+      [draft(a, 'payment_intent.processing'), draft(b, 'payment_intent.created'), draft(a, 'payment_intent.succeeded')],
+      Date.now(),
+    );
+    await appendEvents(db, [], Date.now());
+    const seqs = async (objectId: string) =>
+      (
+        await db
+          .selectFrom('events')
+          .select(['type', 'object_seq'])
+          .where('object_id', '=', objectId)
+          .orderBy('object_seq')
+          .execute()
+      ).map((e) => [e.type, e.object_seq]);
+    expect(await seqs(a)).toEqual([
+      ['payment_intent.created', 1],
+      ['payment_intent.processing', 2],
+      ['payment_intent.succeeded', 3],
+    ]);
+    expect(await seqs(b)).toEqual([['payment_intent.created', 1]]);
   });
 
   it('a foreign intent or transaction id reads as missing on the prepared-statement path too', async () => {

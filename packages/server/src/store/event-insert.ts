@@ -1,12 +1,12 @@
 import { type EventDraft, newEventId } from '../domain/events.ts';
 
 /**
- * Appending an event is one statement on either engine, shared by every write path (repos/events.ts)
- * and the hot paths: its sequence number is the object's next, and an event of an account
- * with no enabled endpoint in its mode is born fanned out, so the dispatcher never makes a
- * second pass over it (decision 0120). One statement instead of three (read the last sequence
- * number, look for a listener, insert): each statement costs more in a busy server than the
- * lookups inside it (decision 0183).
+ * Appending the events of one write is one statement on either engine, shared by every write
+ * path (repos/events.ts) and the hot paths: each event's sequence number is its object's next,
+ * and an event of an account with no enabled endpoint in its mode is born fanned out, so the
+ * dispatcher never makes a second pass over it (decision 0120). One statement instead of three
+ * per event (read the last sequence number, look for a listener, insert): each statement, a
+ * round trip on PostgreSQL, costs more in a busy server than the lookups inside it (0183).
  */
 
 /** An event's row as the append statements take it (named like its columns). */
@@ -28,34 +28,7 @@ type EventRow = ReturnType<typeof eventRow>;
 const INSERT_COLUMNS =
   'insert into events (id, account_id, type, mode, object_type, object_id, object_seq, data, created_at, fanned_out_at)';
 
-/** SQLite, positional: the parameters are `sqliteEventParams(row)`. */
-export const SQLITE_APPEND_EVENT = `${INSERT_COLUMNS}
-  values (?, ?, ?, ?, ?, ?,
-    (select coalesce(max(object_seq), 0) + 1 from events where object_id = ?),
-    ?, ?,
-    case when exists (select 1 from webhook_endpoints
-      where account_id = ? and mode = ? and enabled = 1) then null else ? end)`;
-
-/** In the order of SQLITE_APPEND_EVENT's placeholders: the subqueries repeat three of them. */
-export const sqliteEventParams = (row: EventRow): unknown[] => {
-  const { id, account_id, type, mode, object_type, object_id, data, created_at } = row;
-  return [
-    id,
-    account_id,
-    type,
-    mode,
-    object_type,
-    object_id,
-    object_id,
-    data,
-    created_at,
-    account_id,
-    mode,
-    created_at,
-  ];
-};
-
-const POSTGRES_PARAMS = [
+const VALUE_COLUMNS = [
   'id',
   'account_id',
   'type',
@@ -66,17 +39,49 @@ const POSTGRES_PARAMS = [
   'created_at',
 ] as const satisfies ReadonlyArray<keyof EventRow>;
 
-/** PostgreSQL: the event's parameters, numbered from the `from` its statement was made with. */
-export const postgresEventParams = (row: EventRow): unknown[] => POSTGRES_PARAMS.map((column) => row[column]);
+/** An event's parameters, in the order both engines' statements take them. */
+export const eventParams = (row: EventRow): unknown[] => VALUE_COLUMNS.map((column) => row[column]);
+
+const batchStatements = new Map<string, string>();
+
+/**
+ * The events of one write in one statement, their parameters `eventParams` of each in turn:
+ * each is numbered after its object's last event, and events of one object in their order.
+ */
+export function appendEventsSql(postgres: boolean, count: number): string {
+  const name = `${postgres ? 'pg' : 'sqlite'}:${count}`;
+  let text = batchStatements.get(name);
+  if (text === undefined) {
+    // PostgreSQL types a VALUES list from its parameters: each is cast.
+    const value = (column: (typeof VALUE_COLUMNS)[number], index: number) =>
+      postgres ? `$${index + 1}::${column === 'created_at' ? 'bigint' : 'text'}` : '?';
+    const rows = Array.from(
+      { length: count },
+      (_, n) => `(${VALUE_COLUMNS.map((column, k) => value(column, n * VALUE_COLUMNS.length + k)).join(', ')}, ${n})`,
+    );
+    text = `with batch (${VALUE_COLUMNS.join(', ')}, n) as (values ${rows.join(', ')})
+      ${INSERT_COLUMNS}
+      select b.id, b.account_id, b.type, b.mode, b.object_type, b.object_id,
+        coalesce((select max(e.object_seq) from events e where e.object_id = b.object_id), 0)
+          + row_number() over (partition by b.object_id order by b.n),
+        b.data, b.created_at,
+        case when exists (select 1 from webhook_endpoints w
+          where w.account_id = b.account_id and w.mode = b.mode and w.enabled = 1)
+        then null else b.created_at end
+      from batch b`;
+    batchStatements.set(name, text);
+  }
+  return text;
+}
 
 /**
  * PostgreSQL: an INSERT … SELECT of one event, its parameters `$from` onwards in the order of
- * `postgresEventParams`; `source` is the SELECT's FROM clause, if any (a CTE that must run first).
+ * `eventParams`; `source` is the SELECT's FROM clause, if any (a CTE that must run first).
  */
 export function postgresAppendEvent(from: number, source = ''): string {
   // In INSERT … SELECT the parameters take no type from the columns: each is cast.
-  const p = (column: (typeof POSTGRES_PARAMS)[number]) =>
-    `$${from + POSTGRES_PARAMS.indexOf(column)}::${column === 'created_at' ? 'bigint' : 'text'}`;
+  const p = (column: (typeof VALUE_COLUMNS)[number]) =>
+    `$${from + VALUE_COLUMNS.indexOf(column)}::${column === 'created_at' ? 'bigint' : 'text'}`;
   return `${INSERT_COLUMNS}
     select ${p('id')}, ${p('account_id')}, ${p('type')}, ${p('mode')}, ${p('object_type')}, ${p('object_id')},
       (select coalesce(max(object_seq), 0) + 1 from events where object_id = ${p('object_id')}),
@@ -86,5 +91,3 @@ export function postgresAppendEvent(from: number, source = ''): string {
       then null else ${p('created_at')} end
     ${source}`;
 }
-
-export const POSTGRES_APPEND_EVENT = postgresAppendEvent(1);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
-import { eventRow, postgresAppendEvent, postgresEventParams } from './event-insert.ts';
+import { eventParams, eventRow, postgresAppendEvent } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
@@ -35,7 +35,7 @@ export class PostgresHotPaths implements HotPaths {
     await this.#pool.query({
       name: 'hot_create_intent',
       text: CREATE_INTENT_WITH_EVENT,
-      values: [...INTENT_COLUMNS.map((column) => row[column]), ...postgresEventParams(event)],
+      values: [...INTENT_COLUMNS.map((column) => row[column]), ...eventParams(event)],
     });
   }
 

@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
-import { eventRow, SQLITE_APPEND_EVENT, sqliteEventParams } from './event-insert.ts';
+import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
@@ -46,7 +46,7 @@ export class SqliteHotPaths implements HotPaths {
   createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
     return this.#thread.run([
       { sql: INSERT_INTENT, params: { ...row } },
-      { sql: SQLITE_APPEND_EVENT, params: sqliteEventParams(eventRow(draft, now)) },
+      { sql: appendEventsSql(false, 1), params: eventParams(eventRow(draft, now)) },
     ]);
   }
 

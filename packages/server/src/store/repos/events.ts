@@ -1,12 +1,6 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { EventDraft, EventType, StoredEvent } from '../../domain/events.ts';
-import {
-  eventRow,
-  POSTGRES_APPEND_EVENT,
-  postgresEventParams,
-  SQLITE_APPEND_EVENT,
-  sqliteEventParams,
-} from '../event-insert.ts';
+import { appendEventsSql, eventParams, eventRow } from '../event-insert.ts';
 import type { Database, EventsTable } from '../schema.ts';
 import { isPostgres } from './engine.ts';
 
@@ -25,19 +19,13 @@ export function toEvent(row: Selectable<EventsTable>): StoredEvent {
 }
 
 /**
- * Writes events into the outbox, one statement each (store/event-insert.ts). Call it inside the
- * database transaction that makes the change: the row update before it holds the object's
- * lock, so sequence numbers of one object never collide (and a unique index would refuse it if
- * they did).
+ * Writes events into the outbox, all of them in one statement (store/event-insert.ts). Call it
+ * inside the database transaction that makes the change: the row update before it holds the
+ * object's lock, so sequence numbers of one object never collide (and a unique index would
+ * refuse it if they did).
  */
 export async function appendEvents(trx: Kysely<Database>, drafts: EventDraft[], now: number): Promise<void> {
-  const postgres = isPostgres(trx);
-  for (const draft of drafts) {
-    const row = eventRow(draft, now);
-    await trx.executeQuery(
-      postgres
-        ? CompiledQuery.raw(POSTGRES_APPEND_EVENT, postgresEventParams(row))
-        : CompiledQuery.raw(SQLITE_APPEND_EVENT, sqliteEventParams(row)),
-    );
-  }
+  if (drafts.length === 0) return;
+  const params = drafts.flatMap((draft) => eventParams(eventRow(draft, now)));
+  await trx.executeQuery(CompiledQuery.raw(appendEventsSql(isPostgres(trx), drafts.length), params));
 }
