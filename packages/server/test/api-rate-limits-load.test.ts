@@ -1,19 +1,11 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRateLimits } from '../src/domain/api-rate-limits.ts';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { ENGINES } from './support/engines.ts';
+import { limits } from './support/rate-limits.ts';
 import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-
-const limits = (set: Partial<ApiRateLimits>): ApiRateLimits => ({
-  live: 0,
-  sandbox: 0,
-  address: 0,
-  syncMs: 100,
-  ...set,
-});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;

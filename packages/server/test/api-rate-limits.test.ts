@@ -2,17 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Obolus } from '../../node/src/index.ts';
 import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
-import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
+import { DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
 import { ENGINES } from './support/engines.ts';
+import { limits } from './support/rate-limits.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-
-const limits = (set: Partial<ApiRateLimits>): ApiRateLimits => ({
-  live: 0,
-  sandbox: 0,
-  address: 0,
-  syncMs: 100,
-  ...set,
-});
 
 /** A window start of the manual clock: every request of a test lands in one known window. */
 const WINDOW = Date.UTC(2026, 10, 23, 3, 0, 0);
