@@ -52,42 +52,36 @@ export function appendEventsSql(postgres: boolean, count: number): string {
   const name = `${postgres ? 'pg' : 'sqlite'}:${count}`;
   let text = batchStatements.get(name);
   if (text === undefined) {
-    // PostgreSQL types a VALUES list from its parameters: each is cast.
-    const value = (column: (typeof VALUE_COLUMNS)[number], index: number) =>
-      postgres ? `$${index + 1}::${column === 'created_at' ? 'bigint' : 'text'}` : '?';
-    const rows = Array.from(
-      { length: count },
-      (_, n) => `(${VALUE_COLUMNS.map((column, k) => value(column, n * VALUE_COLUMNS.length + k)).join(', ')}, ${n})`,
-    );
-    text = `with batch (${VALUE_COLUMNS.join(', ')}, n) as (values ${rows.join(', ')})
-      ${INSERT_COLUMNS}
-      select b.id, b.account_id, b.type, b.mode, b.object_type, b.object_id,
-        coalesce((select max(e.object_seq) from events e where e.object_id = b.object_id), 0)
-          + row_number() over (partition by b.object_id order by b.n),
-        b.data, b.created_at,
-        case when exists (select 1 from webhook_endpoints w
-          where w.account_id = b.account_id and w.mode = b.mode and w.enabled = 1)
-        then null else b.created_at end
-      from batch b`;
+    text = eventsStatement(postgres, count);
     batchStatements.set(name, text);
   }
   return text;
 }
 
 /**
- * PostgreSQL: an INSERT … SELECT of one event, its parameters `$from` onwards in the order of
- * `eventParams`; `source` is the SELECT's FROM clause, if any (a CTE that must run first).
+ * The same statement after a CTE of `lead` (PostgreSQL: an insert that must succeed with the
+ * events, in the same statement), whose parameters are the first `leadParams`.
  */
-export function postgresAppendEvent(from: number, source = ''): string {
-  // In INSERT … SELECT the parameters take no type from the columns: each is cast.
-  const p = (column: (typeof VALUE_COLUMNS)[number]) =>
-    `$${from + VALUE_COLUMNS.indexOf(column)}::${column === 'created_at' ? 'bigint' : 'text'}`;
-  return `${INSERT_COLUMNS}
-    select ${p('id')}, ${p('account_id')}, ${p('type')}, ${p('mode')}, ${p('object_type')}, ${p('object_id')},
-      (select coalesce(max(object_seq), 0) + 1 from events where object_id = ${p('object_id')}),
-      ${p('data')}, ${p('created_at')},
-      case when exists (select 1 from webhook_endpoints
-        where account_id = ${p('account_id')} and mode = ${p('mode')} and enabled = 1)
-      then null else ${p('created_at')} end
-    ${source}`;
+export function appendEventsAfter(lead: string, leadParams: number): string {
+  return eventsStatement(true, 1, lead, leadParams);
+}
+
+function eventsStatement(postgres: boolean, count: number, lead = '', leadParams = 0): string {
+  // PostgreSQL types a VALUES list from its parameters: each is cast.
+  const value = (column: (typeof VALUE_COLUMNS)[number], index: number) =>
+    postgres ? `$${leadParams + index + 1}::${column === 'created_at' ? 'bigint' : 'text'}` : '?';
+  const rows = Array.from(
+    { length: count },
+    (_, n) => `(${VALUE_COLUMNS.map((column, k) => value(column, n * VALUE_COLUMNS.length + k)).join(', ')}, ${n})`,
+  );
+  return `with ${lead ? `${lead}, ` : ''}batch (${VALUE_COLUMNS.join(', ')}, n) as (values ${rows.join(', ')})
+    ${INSERT_COLUMNS}
+    select b.id, b.account_id, b.type, b.mode, b.object_type, b.object_id,
+      coalesce((select max(e.object_seq) from events e where e.object_id = b.object_id), 0)
+        + row_number() over (partition by b.object_id order by b.n),
+      b.data, b.created_at,
+      case when exists (select 1 from webhook_endpoints w
+        where w.account_id = b.account_id and w.mode = b.mode and w.enabled = 1)
+      then null else b.created_at end
+    from batch b`;
 }

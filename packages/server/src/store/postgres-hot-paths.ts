@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
-import { eventParams, eventRow, postgresAppendEvent } from './event-insert.ts';
+import { appendEventsAfter, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
@@ -9,14 +9,17 @@ const placeholders = (from: number, count: number) =>
 
 /**
  * Creating an intent with its one event is one statement, hence one round trip and one
- * implicit transaction: the intent is inserted in a CTE and the event from it.
+ * implicit transaction: the intent is inserted in a CTE, the event by the statement every
+ * write's events use (a failed intent insert fails the whole statement).
  */
-const CREATE_INTENT_WITH_EVENT = `with intent as (
+const CREATE_INTENT_WITH_EVENT = appendEventsAfter(
+  `intent as (
     insert into payment_intents (${INTENT_COLUMNS.join(', ')})
     values (${placeholders(1, INTENT_COLUMNS.length)})
     returning id
-  )
-  ${postgresAppendEvent(INTENT_COLUMNS.length + 1, 'from intent')}`;
+  )`,
+  INTENT_COLUMNS.length,
+);
 
 /**
  * The hot paths on PostgreSQL as named prepared statements: each connection of the pool parses
