@@ -10,7 +10,21 @@ describe('the logger', () => {
     expect(run.status).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(3001);
-    expect(JSON.parse(lines[2999] as string)).toMatchObject({ i: 2999, msg: 'line' });
-    expect(JSON.parse(lines[3000] as string)).toMatchObject({ msg: 'last line', service: 'obolus' });
+    const parsed = lines.map((line) => JSON.parse(line));
+    expect(parsed[2999]).toMatchObject({ i: 2999, msg: 'line', shop: 'Café Ünïcode ✓ 日本' });
+    expect(parsed.every((line, i) => i === 3000 || line.shop === 'Café Ünïcode ✓ 日本')).toBe(true);
+    expect(parsed[3000]).toMatchObject({ msg: 'last line', service: 'obolus' });
+  });
+
+  it('stamps every line with its own ISO time, in order', () => {
+    const run = spawnSync(process.execPath, [SCRIPT, '3000'], { encoding: 'utf8' });
+    const times = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).time as string);
+    expect(times.every((time) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(time))).toBe(true);
+    expect(times.every((time, i) => i === 0 || time >= (times[i - 1] as string))).toBe(true);
+    const written = Date.parse(times.at(-1) as string);
+    expect(Math.abs(Date.now() - written)).toBeLessThan(60_000);
   });
 });

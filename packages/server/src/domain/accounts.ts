@@ -137,6 +137,29 @@ export async function liveSecretKeys(
   return (await store.keysOf(account.id)).filter((key) => key.expiresAt === null || key.expiresAt > now);
 }
 
+/** Keys a process remembers with their accounts (store/account-cache.ts): answered without a lookup. */
+export interface RememberedKeys {
+  /** The key with this digest and its account, while both are remembered and fresh. */
+  remembered(digest: string): { key: SecretKeyRecord; account: Account } | undefined;
+}
+
+/**
+ * `authenticateSecretKey`'s account, at once, when the key and its account are remembered;
+ * undefined otherwise (ask `authenticateSecretKey`, which also explains a refusal). The digest
+ * was found by exact match in memory, so it is not compared again.
+ */
+export function rememberedAccount(
+  store: RememberedKeys,
+  clock: Clock,
+  token: string,
+  digestOf: () => string,
+): Account | undefined {
+  if (!token.startsWith('sk_')) return undefined;
+  const hit = store.remembered(digestOf());
+  if (!hit || (hit.key.expiresAt !== null && hit.key.expiresAt <= clock.now())) return undefined;
+  return hit.account;
+}
+
 /**
  * Resolves a bearer token to its account. The lookup is by SHA-256 digest, and the digest
  * found is compared again in constant time. Inactive accounts are returned: the caller

@@ -25,7 +25,7 @@ import { useApiRateLimit } from './plugins/api-rate-limit.ts';
 import { useIdempotency } from './plugins/idempotency.ts';
 import { useMetrics } from './plugins/metrics.ts';
 import { usePaymentMetrics } from './plugins/payment-metrics.ts';
-import { secretKeyAuth } from './plugins/secret-key-auth.ts';
+import { decorateForKeys, secretKeyAuth } from './plugins/secret-key-auth.ts';
 import { registerReferencePage } from './reference/reference-page.ts';
 import type { Services } from './services.ts';
 import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
@@ -84,7 +84,7 @@ export async function buildApp(
   warnOfUntrustedProxy(app, services.config.trustProxy);
   // The merchant API speaks JSON only: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
-  app.decorateRequest('account', null);
+  decorateForKeys(app);
   // Hooks that never wait are written with `done`: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
@@ -104,7 +104,7 @@ export async function buildApp(
   app.addHook('onResponse', (request, reply, done) => {
     // `obolus listen` reads the events list every second: its polls would drown the log, as
     // would a flood refused by the rate limits (their first refusal a second is a warning).
-    const poll = request.routeOptions.url === '/api/v1/events' && reply.statusCode < 400;
+    const poll = isEventsList(request.url) && reply.statusCode < 400;
     const throttled = reply.statusCode === 429 && request.url.startsWith('/api/');
     request.log[poll || throttled ? 'debug' : 'info'](
       {
@@ -154,6 +154,9 @@ export async function buildApp(
   );
   return { app, metrics };
 }
+
+/** GET /api/v1/events, the list `obolus listen` polls, told from the URL (Fastify's route options are rebuilt on every read). */
+const isEventsList = (url: string) => url === '/api/v1/events' || url.startsWith('/api/v1/events?');
 
 /**
  * Crash tests only (src/crash-points.ts): every hook has run, so whatever the request wrote

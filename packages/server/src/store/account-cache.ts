@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { SECOND } from '../clock.ts';
-import type { Account, AccountStatus, AccountStore, SecretKeyRecord } from '../domain/accounts.ts';
+import type { Account, AccountStatus, AccountStore, RememberedKeys, SecretKeyRecord } from '../domain/accounts.ts';
 
 /**
  * How stale a remembered secret key or account may be in a process that did not make the
@@ -20,7 +20,9 @@ interface Entry<T> {
  * costs no lookup at all while its key is remembered. Unknown keys are not remembered: a key
  * made a moment ago works at once, and guessing keys still costs the guesser a lookup each.
  */
-export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 'replaceSecretKey' | 'setStatus'> {
+export class AccountCache
+  implements Pick<AccountStore, 'find' | 'findKey' | 'replaceSecretKey' | 'setStatus'>, RememberedKeys
+{
   readonly #store: AccountStore;
   readonly #clock: Clock;
   readonly #keys = new Map<string, Entry<SecretKeyRecord>>();
@@ -37,6 +39,15 @@ export class AccountCache implements Pick<AccountStore, 'find' | 'findKey' | 're
 
   find(id: string): Promise<Account | undefined> {
     return this.#cached(this.#accounts, id, () => this.#store.find(id));
+  }
+
+  remembered(digest: string): { key: SecretKeyRecord; account: Account } | undefined {
+    const now = this.#clock.now();
+    const key = this.#keys.get(digest);
+    if (key === undefined || key.until <= now) return undefined;
+    const account = this.#accounts.get(key.value.accountId);
+    if (account === undefined || account.until <= now) return undefined;
+    return { key: key.value, account: account.value };
   }
 
   /** Changes the status through the store, then forgets the account here: refused on its next request. */

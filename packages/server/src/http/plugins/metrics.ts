@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
+import { RequestTallies } from './request-tallies.ts';
 
 /**
  * Prometheus metrics: requests by route and status, and a latency histogram, counted on the
@@ -10,43 +11,14 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry
 export function useMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'obolus_' });
-  const requests = new Counter({
-    name: 'obolus_http_requests_total',
-    help: 'HTTP requests answered, by route template and status code.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'obolus_http_request_duration_seconds',
-    help: 'Time from request received to response sent.',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-  // A label set's child is looked up once: hashing the labels on every request showed in profiles.
-  const counted = new Map<string, Counter.Internal>();
-  const timed = new Map<string, Histogram.Internal<'method' | 'route'>>();
+  const tallies = new RequestTallies(registry);
   app.addHook('onResponse', (request, reply, done) => {
-    // The route template, never the raw URL: ids in paths would explode the label space.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const status = String(reply.statusCode);
-    const at = `${request.method} ${route}`;
-    const timer = childOf(timed, at, () => latency.labels(request.method, route));
-    const counter = childOf(counted, `${at} ${status}`, () => requests.labels(request.method, route, status));
-    counter.inc();
-    timer.observe(reply.elapsedTime / 1000);
+    tallies
+      .of(request.method, request.routeOptions.url ?? 'unmatched')
+      .record(reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   return registry;
-}
-
-function childOf<T>(children: Map<string, T>, key: string, make: () => T): T {
-  let child = children.get(key);
-  if (child === undefined) {
-    child = make();
-    children.set(key, child);
-  }
-  return child;
 }
 
 export interface MetricsListener {

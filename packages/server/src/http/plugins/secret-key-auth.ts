@@ -1,13 +1,27 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Clock } from '../../clock.ts';
-import { type Account, type AccountStore, authenticateSecretKey } from '../../domain/accounts.ts';
+import {
+  type Account,
+  type AccountStore,
+  authenticateSecretKey,
+  type RememberedKeys,
+  rememberedAccount,
+} from '../../domain/accounts.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../ids.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     account: Account | null;
+    /** SHA-256 of the request's bearer token, once something needed it (`bearerDigest`). */
+    keyDigest: string | null;
   }
+}
+
+/** The request fields the API's key checks fill in; decorated once, on the root app. */
+export function decorateForKeys(app: FastifyInstance): void {
+  app.decorateRequest('account', null);
+  app.decorateRequest('keyDigest', null);
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -55,33 +69,46 @@ export class RecentDigests {
 }
 
 const recentDigests = new RecentDigests();
-const digests = new WeakMap<FastifyRequest, string>();
 
-/** SHA-256 of the request's bearer token, looked up once per request (the rate limit and the key lookup both need it). */
+/**
+ * SHA-256 of the request's bearer token, worked out once per request (the rate limit and the
+ * key lookup both need it) and kept on the request: a WeakMap by request cost more than the
+ * digest (decision 0184).
+ */
 export function bearerDigest(request: FastifyRequest, token: string): string {
-  let digest = digests.get(request);
-  if (digest === undefined) {
-    digest = recentDigests.of(token);
-    digests.set(request, digest);
-  }
-  return digest;
+  request.keyDigest ??= recentDigests.of(token);
+  return request.keyDigest;
 }
 
-/** onRequest hook: runs before the body is read, so unauthenticated requests cost little. */
-export function secretKeyAuth(store: Pick<AccountStore, 'find' | 'findKey'>, clock: Clock): onRequestAsyncHookHandler {
-  return async (request) => {
+/**
+ * onRequest hook: runs before the body is read, so unauthenticated requests cost little. A key
+ * this process remembers (AccountCache) is admitted without waiting: no promise per request.
+ */
+export function secretKeyAuth(
+  store: Pick<AccountStore, 'find' | 'findKey'> & RememberedKeys,
+  clock: Clock,
+): onRequestHookHandler {
+  return (request, _reply, done) => {
     const header = request.headers.authorization;
     if (!header) {
-      throw new ApiError('api_key_missing', 'No API key provided. Send it as Authorization: Bearer sk_….');
+      return done(new ApiError('api_key_missing', 'No API key provided. Send it as Authorization: Bearer sk_….'));
     }
     const token = bearerToken(request);
-    if (!token) throw new ApiError('api_key_invalid', 'The Authorization header must be: Bearer sk_….');
-    const account = await authenticateSecretKey(store, clock, token, () => bearerDigest(request, token));
-    if (account.status !== 'active') {
-      throw new ApiError('account_inactive', 'This account is not active.');
-    }
-    request.account = account;
+    if (!token) return done(new ApiError('api_key_invalid', 'The Authorization header must be: Bearer sk_….'));
+    const digest = () => bearerDigest(request, token);
+    const remembered = rememberedAccount(store, clock, token, digest);
+    if (remembered) return done(admit(request, remembered));
+    authenticateSecretKey(store, clock, token, digest).then(
+      (account) => done(admit(request, account)),
+      (error: Error) => done(error),
+    );
   };
+}
+
+function admit(request: FastifyRequest, account: Account): ApiError | undefined {
+  if (account.status !== 'active') return new ApiError('account_inactive', 'This account is not active.');
+  request.account = account;
+  return undefined;
 }
 
 export function accountOf(request: FastifyRequest): Account {
