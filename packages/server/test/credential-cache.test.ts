@@ -52,4 +52,14 @@ describe.each(ENGINES)('credential changes reach a running server (%s)', (engine
     clock.advance(2000 + ACCOUNT_CACHE_TTL_MS);
     expect((await list(shop.secretKey)).status).toBe(401);
   });
+
+  it('a remembered key stops working the moment its grace period ends, not a cache lifetime later', async () => {
+    const shop = await t.newAccount();
+    await rollSecretKey(t.server.services.repos.accounts, clock, shop.id, 1);
+    clock.advance(3_600_000 - 1);
+    // Remembered from here on, for ACCOUNT_CACHE_TTL_MS: the next request is admitted from memory.
+    expect((await list(shop.secretKey)).status).toBe(200);
+    clock.advance(2);
+    expect((await list(shop.secretKey)).status).toBe(401);
+  });
 });
