@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createLogger, logRequestCompleted, type RequestCompleted } from '../src/logger.ts';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/log-then-exit.ts', import.meta.url));
 
@@ -26,5 +27,32 @@ describe('the logger', () => {
     expect(times.every((time, i) => i === 0 || time >= (times[i - 1] as string))).toBe(true);
     const written = Date.parse(times.at(-1) as string);
     expect(Math.abs(Date.now() - written)).toBeLessThan(60_000);
+  });
+
+  it("writes a request's line as pino itself would, credentials in the URL redacted", () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(line) }).child({ request_id: 'req_1' });
+    const answers: RequestCompleted[] = [
+      { method: 'GET', url: '/api/v1/payment-intents/6b03ebae363e0169eab659f9', status: 200, ms: 1 },
+      { method: 'POST', url: '/x?key=sk_abc123&cs=pi_0123_secret_XYZ&q="quoted"\\é✓', status: 400, ms: 0 },
+      { method: 'GET', url: '/embed/v1/challenge/chl_Token99', status: 404, ms: 1234 },
+    ];
+    for (const answer of answers) {
+      log.info({ ...answer }, 'request completed');
+      logRequestCompleted(log, 'info', answer);
+    }
+    logRequestCompleted(log, 'debug', answers[0] as RequestCompleted); // below the level: nothing
+    expect(lines).toHaveLength(answers.length * 2);
+    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"-"');
+    for (let i = 0; i < lines.length; i += 2) {
+      expect(withoutTime(lines[i + 1] as string)).toBe(withoutTime(lines[i] as string));
+    }
+    expect(lines.join('')).not.toMatch(/abc123|XYZ|Token99/);
+    expect(JSON.parse(lines[3] as string)).toMatchObject({
+      level: 30,
+      request_id: 'req_1',
+      service: 'obolus',
+      status: 400,
+    });
   });
 });

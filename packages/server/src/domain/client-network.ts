@@ -6,6 +6,19 @@ import { isIPv4, isIPv6 } from 'node:net';
  * given: anyone holding one /64 has 2^64 addresses to rotate through.
  */
 export function clientNetwork(address: string): string {
+  let network = networks.get(address);
+  if (network === undefined) {
+    network = networkOf(address);
+    if (networks.size >= 10_000) networks.clear();
+    networks.set(address, network);
+  }
+  return network;
+}
+
+/** Addresses seen lately and their networks: every API request asks, mostly for the same few. */
+const networks = new Map<string, string>();
+
+function networkOf(address: string): string {
   const ip = address.replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped?.[1]) return mapped[1];

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { CRASH_PLAN, crashPoint } from '../crash-points.ts';
 import { newRequestId } from '../ids.ts';
+import { logRequestCompleted } from '../logger.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
@@ -106,15 +107,12 @@ export async function buildApp(
     // would a flood refused by the rate limits (their first refusal a second is a warning).
     const poll = isEventsList(request.url) && reply.statusCode < 400;
     const throttled = reply.statusCode === 429 && request.url.startsWith('/api/');
-    request.log[poll || throttled ? 'debug' : 'info'](
-      {
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request completed',
-    );
+    logRequestCompleted(request.log as Logger, poll || throttled ? 'debug' : 'info', {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+    });
     done();
   });
   useApiErrors(app);
