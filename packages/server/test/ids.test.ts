@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { newEventId } from '../src/domain/events.ts';
-import { newClientSecret, newIntentId, randomBase62, uuidv7 } from '../src/ids.ts';
+import { newClientSecret, newIntentId, newTransactionId, randomBase62, uuidv7 } from '../src/ids.ts';
 
 describe('ids', () => {
-  it('intent ids are 24 hex led by the creation second', () => {
-    const at = Date.UTC(2026, 10, 22, 12, 0, 0);
+  it('intent and transaction ids are 24 hex led by their millisecond, sorting by it, distinct within one', () => {
+    const at = Date.UTC(2026, 10, 22, 12, 0, 0, 345);
     const id = newIntentId(at);
     expect(id).toMatch(/^[0-9a-f]{24}$/);
-    expect(Number.parseInt(id.slice(0, 8), 16)).toBe(at / 1000);
+    expect(newTransactionId(at)).toMatch(/^[0-9a-f]{24}$/);
+    expect(Number.parseInt(id.slice(0, 12), 16)).toBe(at);
+    const sameMs = Array.from({ length: 10_000 }, () => newIntentId(at));
+    expect(new Set(sameMs).size).toBe(10_000);
+    const later = [at + 1, at + 1000, Date.UTC(2100, 0, 1)].map((ms) => newIntentId(ms));
+    const sequence = [...sameMs.slice(0, 1), ...later];
+    expect([...sequence].sort()).toEqual(sequence);
   });
 
   it('event ids are evt_ and 24 base62, sorting by their millisecond, distinct within one', () => {
