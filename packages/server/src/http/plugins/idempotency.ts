@@ -1,10 +1,4 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  onSendAsyncHookHandler,
-  preHandlerAsyncHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { stringify } from 'safe-stable-stringify';
 import type { Clock } from '../../clock.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -40,14 +34,24 @@ export function useIdempotency(app: FastifyInstance, store: IdempotencyStore, cl
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('replayBody', null);
   app.decorateRequest('idempotencyRecovered', false);
-  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => claim(store, clock, request, reply);
-  const onSend: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
+  // `done`-style: most writes carry no key, and pass without a promise each (decision 0184).
+  const preHandler: preHandlerHookHandler = (request, reply, done) => {
+    if (request.headers['idempotency-key'] === undefined) return done();
+    // A replay is answered here: the route is not run, so `done` is not called.
+    claim(store, clock, request, reply).then((answered) => answered !== reply && done(), done);
+  };
+  const onSend: onSendHookHandler<unknown> = (request, reply, payload, done) => {
     const key = request.idempotencyKey;
-    if (key === null) return payload;
+    if (key === null) return done(null, payload);
     const accountId = accountOf(request).id;
-    if (reply.statusCode >= 500) await store.release(accountId, key);
-    else await store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload));
-    return payload;
+    const stored =
+      reply.statusCode >= 500
+        ? store.release(accountId, key)
+        : store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload));
+    stored.then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   };
   // On the POST routes of the scope only: a read never pays for two hooks that do nothing.
   app.addHook('onRoute', (route) => {
