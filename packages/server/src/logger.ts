@@ -110,8 +110,8 @@ export function createLogger(level = 'info', destination?: DestinationStream): L
  * Lines are joined here into batches of `BATCH_LENGTH` and each batch goes to sonic-boom in one
  * write. sonic-boom's own batching (`minLength`) measured its whole text batch again on every
  * line appended, and turning each line into a Buffer instead cost 4 µs a line; a batch joined
- * here is flattened once (decision 0184). At exit, a listener put in front of pino's own hands
- * what is still here to the stream, which pino's listener then writes out synchronously.
+ * here is flattened once (decision 0184). When the process ends, listeners put in front of
+ * pino's own hand what is still here to the stream, which pino's then write out.
  */
 function batchedStdout(): DestinationStream {
   const stream = pino.destination({ dest: 1, sync: false });
@@ -122,6 +122,9 @@ function batchedStdout(): DestinationStream {
     batch = '';
   };
   setInterval(release, FLUSH_EVERY_MS).unref();
+  // pino flushes and ends the stream on `beforeExit` (the event loop ran dry) and writes it out
+  // synchronously on `exit` (process.exit): what is still batched here goes to it first.
+  process.prependListener('beforeExit', release);
   process.prependListener('exit', release);
   return {
     write(line: string) {

@@ -17,6 +17,14 @@ describe('the logger', () => {
     expect(parsed[3000]).toMatchObject({ msg: 'last line', service: 'obolus' });
   });
 
+  it('loses none either when the process ends by itself, its event loop empty', () => {
+    const run = spawnSync(process.execPath, [SCRIPT, '150', 'natural'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(151);
+    expect(JSON.parse(lines[150] as string)).toMatchObject({ msg: 'last line' });
+  });
+
   it('stamps every line with its own ISO time, in order', () => {
     const run = spawnSync(process.execPath, [SCRIPT, '3000'], { encoding: 'utf8' });
     const times = run.stdout
