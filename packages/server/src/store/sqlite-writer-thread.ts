@@ -4,7 +4,7 @@
  * `synchronous=FULL` commit. The fsync happens here, so the main thread serves requests meanwhile.
  * A failing unit undoes only itself: the batch first runs straight through, and only when a
  * unit fails is it rolled back and run again with every unit in a savepoint of its own
- * (a statement inside a savepoint journals the pages it changes: a third of a create's time
+ * (a statement inside a savepoint journals the pages it changes: a quarter of a create's time
  * on this thread, for a failure that almost never comes; decision 0185).
  * Plain Node only: this file runs outside the app's module graph.
  */
@@ -51,12 +51,19 @@ const failure = (error: unknown): Outcome => ({
 /** The SQL texts sent so far, by number; each is prepared on first use, inside its unit. */
 const texts: string[] = [];
 
+const SUCCEEDED: Outcome = { ok: true };
+
+/** A unit's statements in order, in whatever transaction or savepoint is open. */
+function runStatements(unit: Batch['units'][number]): void {
+  for (const [statement, params] of unit) prepared(texts[statement] as string).run(params);
+}
+
 function runUnit(unit: Batch['units'][number]): Outcome {
   prepared('savepoint unit').run();
   try {
-    for (const [statement, params] of unit) prepared(texts[statement] as string).run(params);
+    runStatements(unit);
     prepared('release savepoint unit').run();
-    return { ok: true };
+    return SUCCEEDED;
   } catch (error) {
     prepared('rollback to savepoint unit').run();
     prepared('release savepoint unit').run();
@@ -64,14 +71,10 @@ function runUnit(unit: Batch['units'][number]): Outcome {
   }
 }
 
-const SUCCEEDED: Outcome = { ok: true };
-
 /** Every unit of the batch in the open transaction, no savepoints; false (all undone) when one fails. */
 function runStraight(units: Batch['units']): boolean {
   try {
-    for (const unit of units) {
-      for (const [statement, params] of unit) prepared(texts[statement] as string).run(params);
-    }
+    for (const unit of units) runStatements(unit);
     return true;
   } catch {
     if (db.inTransaction) prepared('rollback').run();
