@@ -127,6 +127,9 @@ export async function setAccountStatus(
   }
 }
 
+/** Whether a key still works at `now`: the current one, or one still in its grace period. */
+const works = (key: SecretKeyRecord, now: number) => key.expiresAt === null || key.expiresAt > now;
+
 /** The secret keys that still work, newest first: the current one and any in their grace period. */
 export async function liveSecretKeys(
   store: { keysOf(accountId: string): Promise<SecretKeyRecord[]> },
@@ -134,7 +137,7 @@ export async function liveSecretKeys(
   account: Account,
 ): Promise<SecretKeyRecord[]> {
   const now = clock.now();
-  return (await store.keysOf(account.id)).filter((key) => key.expiresAt === null || key.expiresAt > now);
+  return (await store.keysOf(account.id)).filter((key) => works(key, now));
 }
 
 /** Keys a process remembers with their accounts (store/account-cache.ts): answered without a lookup. */
@@ -156,8 +159,7 @@ export function rememberedAccount(
 ): Account | undefined {
   if (!token.startsWith('sk_')) return undefined;
   const hit = store.remembered(digestOf());
-  if (!hit || (hit.key.expiresAt !== null && hit.key.expiresAt <= clock.now())) return undefined;
-  return hit.account;
+  return hit && works(hit.key, clock.now()) ? hit.account : undefined;
 }
 
 /**
@@ -182,7 +184,7 @@ export async function authenticateSecretKey(
   const valid =
     key !== undefined &&
     timingSafeEqual(Buffer.from(key.digest, 'hex'), Buffer.from(digest, 'hex')) &&
-    (key.expiresAt === null || key.expiresAt > clock.now());
+    works(key, clock.now());
   const account = valid ? await store.find(key.accountId) : undefined;
   if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
   return account;
