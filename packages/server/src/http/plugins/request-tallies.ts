@@ -6,8 +6,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export class RouteTally {
   readonly method: string;
   readonly route: string;
-  /** Answers by status code since the start, and the part already handed to prom-client. */
-  readonly statuses = new Map<number, { answered: number; reported: number }>();
+  /** Answers by status code. */
+  readonly statuses = new Map<number, number>();
   /** Observations per bucket (not cumulative); the last one is +Inf. */
   readonly buckets = new Float64Array(LATENCY_BUCKETS.length + 1);
   sum = 0;
@@ -19,17 +19,19 @@ export class RouteTally {
   }
 
   record(status: number, seconds: number): void {
-    let answers = this.statuses.get(status);
-    if (answers === undefined) {
-      answers = { answered: 0, reported: 0 };
-      this.statuses.set(status, answers);
-    }
-    answers.answered += 1;
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
     let bucket = 0;
     while (bucket < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[bucket] as number)) bucket += 1;
     this.buckets[bucket] = (this.buckets[bucket] as number) + 1;
     this.sum += seconds;
     this.count += 1;
+  }
+
+  reset(): void {
+    this.statuses.clear();
+    this.buckets.fill(0);
+    this.sum = 0;
+    this.count = 0;
   }
 }
 
@@ -52,13 +54,12 @@ export class RequestTallies {
       help: 'HTTP requests answered, by route template and status code.',
       labelNames: ['method', 'route', 'status'] as const,
       registers: [registry],
+      // Each scrape sets the counter to the tallies' totals.
       collect() {
+        this.reset();
         for (const tally of routes) {
-          for (const [status, answers] of tally.statuses) {
-            const added = answers.answered - answers.reported;
-            if (added === 0) continue;
-            answers.reported = answers.answered;
-            this.inc({ method: tally.method, route: tally.route, status: String(status) }, added);
+          for (const [status, answered] of tally.statuses) {
+            this.inc({ method: tally.method, route: tally.route, status: String(status) }, answered);
           }
         }
       },
@@ -108,11 +109,7 @@ function latencyHistogram(routes: RouteTally[]) {
       return { name: LATENCY, help: this.help, type: 'histogram', values, aggregator: 'sum' };
     },
     reset() {
-      for (const tally of routes) {
-        tally.buckets.fill(0);
-        tally.sum = 0;
-        tally.count = 0;
-      }
+      for (const tally of routes) tally.reset();
     },
   };
 }
