@@ -43,6 +43,15 @@ describe.each(ENGINES)(
       },
     );
 
+    it('a payment whose payment_intent.succeeded lands before Stripe answers the call is answered succeeded', async () => {
+      s.double.arm('create', { fault: 'delay_after_commit', delayMs: 300 }, 1);
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(statusesOf('payment_intent.succeeded')).toEqual([200]);
+      expect(res.json.status).toBe('succeeded');
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 20, processor: 'stripe' });
+    });
+
     it('a duplicated event is applied once and acknowledged twice', async () => {
       s.double.webhooks.arm({ fault: 'duplicate' });
       const intent = await s.liveIntent();
@@ -142,6 +151,33 @@ describe.each(ENGINES)(
         body: {},
       });
       expect(all.json).toMatchObject({ status: 'succeeded', amount: 5000, transaction_record: { status: 40 } });
+    });
+
+    it('a refund whose refund.created notice lands before Stripe answers the call is answered succeeded, settled once', async () => {
+      const intent = await s.liveIntent({ amount: 3000 });
+      const paid = await s.pay(intent.client_secret, '4242424242424242');
+      // Stripe has made the refund and sent its event; its answer to our call is slower than the event.
+      s.double.arm('refund', { fault: 'delay_after_commit', delayMs: 300 }, 1);
+      const refund = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+        key: s.shop.secretKey,
+        body: { amount: 1000 },
+      });
+      expect(statusesOf('refund.created')).toEqual([200]);
+      expect(refund.json).toMatchObject({
+        status: 'succeeded',
+        processor_refund_id: expect.stringMatching(/^re_/),
+        transaction_record: {
+          status: 41,
+          amount_refunded: 1000,
+          refunds: [{ id: refund.json.id, status: 'succeeded' }],
+        },
+      });
+      const events = await s.t.call('GET', '/api/v1/events?type=transaction.updated', { key: s.shop.secretKey });
+      const settled = events.json.data.filter(
+        (e: { data: { object: { id: string; refunds: Array<{ status: string }> } } }) =>
+          e.data.object.id === paid.json.transaction_id && e.data.object.refunds[0]?.status === 'succeeded',
+      );
+      expect(settled).toHaveLength(1);
     });
   },
   20_000,

@@ -141,7 +141,7 @@ async function recoveredRefund(deps: RefundDeps, clock: Clock, tx: Transaction, 
   const processor =
     refund.status === 'pending' && refund.processorRef === null && refundingProcessor(deps.processors, tx);
   if (processor) return sendRefund(deps, clock, processor, tx, refund);
-  return { refund, ...(await current(deps, tx)) };
+  return current(deps, tx, refund);
 }
 
 /** Says why a refund of `amount` from `tx` cannot be made, or nothing when it can. */
@@ -202,15 +202,18 @@ async function sendRefund(
     answer?.kind === 'succeeded' || answer?.kind === 'failed'
       ? { status: answer.kind, processorRef: answer.ref }
       : { status: 'pending' as const, processorRef: answer?.kind === 'pending' ? answer.ref : null };
-  if (to.status === 'pending' && to.processorRef === null) return { refund, ...(await current(deps, tx)) };
+  if (to.status === 'pending' && to.processorRef === null) return current(deps, tx, refund);
   const settled = await settleRefund(deps.refunds, refund, { ...to, now: clock.now() });
-  const after = settled?.refunds.find((r) => r.id === refund.id) ?? refund;
-  return { refund: after, ...(settled ?? (await current(deps, tx))) };
+  // Not settled here: the acquirer's notice of this refund (sent as it made it) settled it first.
+  if (!settled) return current(deps, tx, refund);
+  return { refund: settled.refunds.find((r) => r.id === refund.id) ?? refund, ...settled };
 }
 
-async function current(deps: RefundDeps, tx: Transaction) {
+/** The transaction and `refund` as stored now. */
+async function current(deps: RefundDeps, tx: Transaction, refund: Refund): Promise<RefundOut> {
   const transaction = (await deps.transactions.find(tx.accountId, tx.id)) ?? tx;
-  return { transaction, refunds: await deps.refunds.forTransactions(tx.accountId, [tx.id]) };
+  const refunds = await deps.refunds.forTransactions(tx.accountId, [tx.id]);
+  return { transaction, refunds, refund: refunds.find((r) => r.id === refund.id) ?? refund };
 }
 
 function settleRefund(
