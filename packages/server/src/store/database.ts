@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { SchemaScopedPostgresDialect } from './schema-introspector.ts';
 import type { SqliteConnections } from './sqlite-hot-paths.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
 
@@ -116,7 +117,7 @@ function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   const safe = new URL(url);
   safe.password = '';
   return { db, engine: 'postgres', location: safe.toString(), postgres: { pool }, close: () => db.destroy() };
