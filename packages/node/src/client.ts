@@ -9,7 +9,7 @@ export interface ObolusOptions {
   appUrl?: string;
   /** Per request, each retry included (default 30 s). */
   timeoutMs?: number;
-  /** Retries after a network error, 409 idempotency_key_in_use, 429 or 5xx (default 2). */
+  /** Retries after a network error, 408, 409 idempotency_key_in_use, 429 or 5xx (default 2). */
   maxRetries?: number;
   /** First backoff delay (default 500 ms), doubled on each retry with jitter, at most 8 s. */
   retryBaseDelayMs?: number;

@@ -31,7 +31,7 @@ type Outcome =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends one API call with its retries: network errors, 409 idempotency_key_in_use, 429 and 5xx. */
+/** Sends one API call with its retries: network errors, 408, 409 idempotency_key_in_use, 429 and 5xx. */
 export class Transport {
   readonly #secretKey: string;
   readonly #options: TransportOptions;
@@ -119,7 +119,8 @@ export class Transport {
     if (outcome.kind === 'failure') return backoff();
     if (outcome.ok) return undefined;
     if (outcome.status === 429) return retryAfterMs(outcome.retryAfter) ?? backoff();
-    if (outcome.status >= 500) return backoff();
+    // 408: the request reached the server too slowly and was cut off before anything was done.
+    if (outcome.status === 408 || outcome.status >= 500) return backoff();
     const code = (outcome.body as { error?: { code?: string } } | undefined)?.error?.code;
     if (outcome.status === 409 && code === 'idempotency_key_in_use') return backoff();
     return undefined;

@@ -71,7 +71,17 @@ describe('@obolus/node retries', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(35);
   });
 
-  it('a 4xx other than 409 idempotency_key_in_use and 429 is not retried', async () => {
+  it('408 (the request reached the server too slowly, nothing done): retried with the same Idempotency-Key, one intent', async () => {
+    const before = await intentCount();
+    proxy.faults.push({ kind: 'request-timeout' });
+    const intent = await obolus.paymentIntents.create({ amount: 408, currency: 'USD', mode: 'sandbox' });
+    expect(intent.amount).toBe(408);
+    expect(proxy.seen.map((r) => r.status)).toEqual([408, 200]);
+    expect(proxy.seen[1]?.idempotencyKey).toBe(proxy.seen[0]?.idempotencyKey);
+    expect(await intentCount()).toBe(before + 1);
+  });
+
+  it('a 4xx other than 408, 409 idempotency_key_in_use and 429 is not retried', async () => {
     await expect(obolus.paymentIntents.create({ amount: 0, currency: 'USD' })).rejects.toMatchObject({ status: 400 });
     expect(proxy.seen).toHaveLength(1);
   });

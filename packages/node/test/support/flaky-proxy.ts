@@ -8,7 +8,9 @@ export type Fault =
   /** Answer 429 with this Retry-After header, without forwarding. */
   | { kind: 'rate-limit'; retryAfter: string }
   /** Answer 503, without forwarding. */
-  | { kind: 'unavailable' };
+  | { kind: 'unavailable' }
+  /** Answer 408 as Obolus does to a request that arrived too slowly, without forwarding. */
+  | { kind: 'request-timeout' };
 
 export interface SeenRequest {
   method: string;
@@ -49,6 +51,13 @@ export async function startFlakyProxy(target: string): Promise<FlakyProxy> {
       seen.status = 429;
       response.writeHead(429, { 'content-type': 'application/json', 'retry-after': fault.retryAfter });
       response.end(JSON.stringify({ error: { type: 'invalid_request', code: 'rate_limited', message: 'Slow down.' } }));
+      return;
+    }
+    if (fault?.kind === 'request-timeout') {
+      seen.status = 408;
+      response.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      const message = 'The request was not received in time; send it again without pausing.';
+      response.end(JSON.stringify({ error: { type: 'invalid_request', code: 'request_timeout', message } }));
       return;
     }
     if (fault?.kind === 'unavailable') {

@@ -35,7 +35,7 @@ The transactions surface (\`{app_url}/api/v1/transactions…\`, spec §7.1) answ
 inactive account, 404 for a missing or foreign transaction (byte for byte the same answer),
 400 and 409 as below. The Node SDK turns both shapes into one \`ObolusError\`.
 
-Retry with the same \`Idempotency-Key\` on 409 \`idempotency_key_in_use\`, 429 and 500;
+Retry with the same \`Idempotency-Key\` on 408, 409 \`idempotency_key_in_use\`, 429 and 500;
 other errors will fail again until the request changes.
 
 | code | HTTP | type | meaning | what to do |
