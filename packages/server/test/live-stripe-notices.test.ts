@@ -1,7 +1,10 @@
+import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DAY } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
+import { RECONCILE_AFTER_MS } from '../src/domain/payments/reconcile.ts';
 import { paymentDeps } from '../src/services.ts';
+import { startReconciler } from '../src/workers/reconciler.ts';
 import { ENGINES } from './support/engines.ts';
 import { eventually, type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
@@ -151,6 +154,68 @@ describe.each(ENGINES)(
         body: {},
       });
       expect(all.json).toMatchObject({ status: 'succeeded', amount: 5000, transaction_record: { status: 40 } });
+    });
+
+    /** Refunds 1000 of a fresh 3000 payment while `fault` is armed; the refund comes back unanswered. */
+    const unansweredRefund = async (fault: () => void) => {
+      const intent = await s.liveIntent({ amount: 3000 });
+      const paid = await s.pay(intent.client_secret, '4242424242424242');
+      fault();
+      const refund = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
+        key: s.shop.secretKey,
+        body: { amount: 1000 },
+      });
+      expect(refund.json).toMatchObject({ status: 'pending', processor_refund_id: null });
+      return { transactionId: paid.json.transaction_id as string, refundId: refund.json.id as string };
+    };
+
+    /** Two passes of the reconciler the server runs: one while the refund is young, one a minute later. */
+    const reconcileTwice = async (whileYoung: () => void) => {
+      const reconciler = startReconciler(s.t.server.services, pino({ level: 'silent' }), DAY);
+      try {
+        await reconciler.runOnce();
+        whileYoung();
+        s.clock.advance(RECONCILE_AFTER_MS + 1);
+        await reconciler.runOnce();
+      } finally {
+        await reconciler.stop();
+        s.clock.set(Date.now());
+      }
+    };
+
+    const refundCalls = () => s.double.requests.filter((r) => r.path === '/v1/refunds');
+    /** Stripe's refunds made for our refund `id` (the double keeps those of earlier tests too). */
+    const madeAtStripe = (id: string) =>
+      s.double.refunds.all().filter((r) => (r.metadata as { obolus_refund?: string }).obolus_refund === id);
+
+    it('a refund Stripe refused before making it (500 twice) is sent again by the reconciler, under its own id', async () => {
+      const { transactionId, refundId } = await unansweredRefund(() =>
+        s.double.arm('refund', { fault: 'error_500_before' }, 2),
+      );
+      // Young, it may still be waiting on Stripe in the request that made it: left alone.
+      await reconcileTwice(() => expect(refundCalls()).toHaveLength(2));
+      expect(refundCalls().map((r) => r.idempotencyKey)).toEqual([refundId, refundId, refundId]);
+      expect(madeAtStripe(refundId)).toMatchObject([{ amount: 1000 }]);
+      expect(await s.record(transactionId)).toMatchObject({
+        status: 41,
+        amount_refunded: 1000,
+        refunds: [{ id: refundId, status: 'succeeded', processor_refund_id: expect.stringMatching(/^re_/) }],
+      });
+    });
+
+    it('a refund Stripe made but whose answer and notice were lost is answered by the resend, not made twice', async () => {
+      s.hooksOff();
+      const { transactionId, refundId } = await unansweredRefund(() =>
+        s.double.arm('refund', { fault: 'delay_after_commit', delayMs: 2000 }, 2),
+      );
+      expect(madeAtStripe(refundId)).toHaveLength(1);
+      await reconcileTwice(() => undefined);
+      expect(madeAtStripe(refundId)).toHaveLength(1);
+      expect(refundCalls().at(-1)).toMatchObject({ idempotencyKey: refundId });
+      expect(await s.record(transactionId)).toMatchObject({
+        amount_refunded: 1000,
+        refunds: [{ id: refundId, status: 'succeeded', processor_refund_id: madeAtStripe(refundId)[0]?.id }],
+      });
     });
 
     it('a refund whose refund.created notice lands before Stripe answers the call is answered succeeded, settled once', async () => {

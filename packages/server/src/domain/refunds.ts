@@ -56,6 +56,12 @@ export interface RefundStore {
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined>;
 
   forTransactions(accountId: string, transactionIds: readonly string[]): Promise<Refund[]>;
+
+  /**
+   * Across accounts, oldest first: live refunds made before `createdBefore` that the acquirer
+   * never answered (pending, no acquirer id), after `after` in that order.
+   */
+  unsent(createdBefore: number, after: Pick<Refund, 'createdAt' | 'id'> | null, limit: number): Promise<Refund[]>;
 }
 
 export interface RefundIn {
@@ -207,6 +213,50 @@ async function sendRefund(
   // Not settled here: the acquirer's notice of this refund (sent as it made it) settled it first.
   if (!settled) return current(deps, tx, refund);
   return { refund: settled.refunds.find((r) => r.id === refund.id) ?? refund, ...settled };
+}
+
+const UNSENT_PAGE = 50;
+/** A pass sends this many unsent refunds at most; the rest wait for the next pass. */
+const MAX_UNSENT_PER_PASS = 500;
+
+export interface UnsentRefundsReport {
+  /** Now answered by the acquirer: succeeded, failed, or pending with its id there. */
+  answered: Refund[];
+  /** Still unanswered (or no live connector for them): tried again next pass. */
+  unanswered: Refund[];
+}
+
+/**
+ * Sends again the live refunds the acquirer never answered: the request timed out, the
+ * connection dropped, or the process died between writing the refund and hearing back.
+ * Pending with no acquirer id and older than `olderThanMs` (every call of ours has ended by
+ * then). Sent under the refund's own id as the acquirer's idempotency key, as the first time:
+ * a refund the acquirer did make is answered again, never made twice. Several processes may
+ * run this at once for the same reason; the answer is recorded by compare-and-set.
+ */
+export async function sendUnsentRefunds(
+  deps: RefundDeps,
+  clock: Clock,
+  olderThanMs: number,
+  signal?: AbortSignal,
+): Promise<UnsentRefundsReport> {
+  const report: UnsentRefundsReport = { answered: [], unanswered: [] };
+  const createdBefore = clock.now() - olderThanMs;
+  let after: Refund | null = null;
+  for (let read = 0; read < MAX_UNSENT_PER_PASS; read += UNSENT_PAGE) {
+    const page = await deps.refunds.unsent(createdBefore, after, UNSENT_PAGE);
+    for (const refund of page) {
+      if (signal?.aborted) return report;
+      const tx = await deps.transactions.find(refund.accountId, refund.transactionId);
+      const processor = tx && deps.processors.byName(tx.processor);
+      const sent = tx && processor?.refund ? (await sendRefund(deps, clock, processor, tx, refund)).refund : refund;
+      const answered = sent.status !== 'pending' || sent.processorRef !== null;
+      (answered ? report.answered : report.unanswered).push(sent);
+    }
+    after = page.at(-1) ?? null;
+    if (!after || page.length < UNSENT_PAGE) break;
+  }
+  return report;
 }
 
 /** The transaction and `refund` as stored now. */

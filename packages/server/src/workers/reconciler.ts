@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
-import { type ReconcileReport, reconcilePendingAttempts } from '../domain/payments/reconcile.ts';
+import { RECONCILE_AFTER_MS, type ReconcileReport, reconcilePendingAttempts } from '../domain/payments/reconcile.ts';
+import { sendUnsentRefunds } from '../domain/refunds.ts';
 import type { Services } from '../http/services.ts';
-import { paymentDeps } from '../services.ts';
+import { paymentDeps, refundDeps } from '../services.ts';
 
 export interface Reconciler {
   /** One pass now. Passes never overlap. */
@@ -13,8 +14,9 @@ export interface Reconciler {
 
 /**
  * Every 30 s, asks the live connector what became of attempts whose outcome was lost
- * (decision 0041). Several processes may run it: an attempt is settled once
- * (compare-and-set), and asking twice is only a read at the acquirer.
+ * (decision 0041), then sends again the refunds it never answered. Several processes may
+ * run it: an attempt or a refund is settled once (compare-and-set), asking twice is only a
+ * read at the acquirer, and a refund is sent under its own id as idempotency key.
  */
 export function startReconciler(
   services: Services,
@@ -48,6 +50,16 @@ export function startReconciler(
       if (report.stillUnknown.length > 0) {
         const ids = report.stillUnknown.map((tx) => tx.id);
         logger.warn({ count: ids.length, attempts: ids.slice(0, 20) }, 'payment attempts still of unknown outcome');
+      }
+      const olderThanMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
+      const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, stopping.signal);
+      if (refunds.answered.length > 0) {
+        const ids = refunds.answered.map((r) => r.id);
+        logger.info({ count: ids.length, refunds: ids.slice(0, 20) }, 'unanswered refunds sent again and answered');
+      }
+      if (refunds.unanswered.length > 0) {
+        const ids = refunds.unanswered.map((r) => r.id);
+        logger.warn({ count: ids.length, refunds: ids.slice(0, 20) }, 'refunds still unanswered by the acquirer');
       }
       return report;
     } catch (error) {

@@ -13,6 +13,7 @@ import * as m0031 from './0031-checkout-start-windows.ts';
 import * as m0040 from './0040-processor-references.ts';
 import * as m0050 from './0050-dashboard-payments-and-form-uses.ts';
 import * as m0080 from './0080-idempotency-keys-on-writes.ts';
+import * as m0090 from './0090-unsent-refunds-index.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0040-processor-references': m0040,
   '0050-dashboard-payments-and-form-uses': m0050,
   '0080-idempotency-keys-on-writes': m0080,
+  '0090-unsent-refunds-index': m0090,
 };
 
 export const migrationProvider: MigrationProvider = {

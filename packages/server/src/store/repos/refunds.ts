@@ -168,6 +168,29 @@ export class RefundsRepository implements RefundStore, RefundReader {
     });
   }
 
+  async unsent(
+    createdBefore: number,
+    after: Pick<Refund, 'createdAt' | 'id'> | null,
+    limit: number,
+  ): Promise<Refund[]> {
+    let query = this.#db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('processor_ref', 'is', null)
+      .where('created_at', '<', createdBefore);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '>', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
+    return rows.map(toRefund);
+  }
+
   async findForNotice(
     refundId: string,
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined> {
