@@ -170,8 +170,10 @@ describe.each(ENGINES)(
     };
 
     /** Two passes of the reconciler the server runs: one while the refund is young, one a minute later. */
-    const reconcileTwice = async (whileYoung: () => void) => {
-      const reconciler = startReconciler(s.t.server.services, pino({ level: 'silent' }), DAY);
+    const reconcileTwice = async (whileYoung: () => void): Promise<string> => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+      const reconciler = startReconciler(s.t.server.services, logger, DAY);
       try {
         await reconciler.runOnce();
         whileYoung();
@@ -181,6 +183,7 @@ describe.each(ENGINES)(
         await reconciler.stop();
         s.clock.set(Date.now());
       }
+      return lines.join('');
     };
 
     const refundCalls = () => s.double.requests.filter((r) => r.path === '/v1/refunds');
@@ -193,7 +196,8 @@ describe.each(ENGINES)(
         s.double.arm('refund', { fault: 'error_500_before' }, 2),
       );
       // Young, it may still be waiting on Stripe in the request that made it: left alone.
-      await reconcileTwice(() => expect(refundCalls()).toHaveLength(2));
+      const log = await reconcileTwice(() => expect(refundCalls()).toHaveLength(2));
+      expect(log).toContain(`"count":1,"refunds":["${refundId}"],"msg":"unanswered refunds sent again and answered"`);
       expect(refundCalls().map((r) => r.idempotencyKey)).toEqual([refundId, refundId, refundId]);
       expect(madeAtStripe(refundId)).toMatchObject([{ amount: 1000 }]);
       expect(await s.record(transactionId)).toMatchObject({

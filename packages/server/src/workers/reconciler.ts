@@ -33,39 +33,36 @@ export function startReconciler(
         reconcileAfterMs: services.config.recovery?.interruptedAfterMs,
       };
       const report = await reconcilePendingAttempts(deps, stopping.signal);
-      if (report.settled.length > 0) {
-        const ids = report.settled.map((tx) => tx.id);
-        logger.info({ count: ids.length, attempts: ids.slice(0, 20) }, 'reconciled payment attempts');
-      }
-      if (report.reversed.length > 0) {
-        const ids = report.reversed.map((tx) => tx.id);
-        logger.warn({ count: ids.length, attempts: ids.slice(0, 20) }, 'late approvals given back to shoppers');
-      }
+      logIds('info', 'attempts', report.settled, 'reconciled payment attempts');
+      logIds('warn', 'attempts', report.reversed, 'late approvals given back to shoppers');
       for (const tx of report.flaggedForReview) {
         logger.error(
           { attempt_id: tx.id, account_id: tx.accountId, processor: tx.processor },
           'payment attempt of unknown outcome needs review',
         );
       }
-      if (report.stillUnknown.length > 0) {
-        const ids = report.stillUnknown.map((tx) => tx.id);
-        logger.warn({ count: ids.length, attempts: ids.slice(0, 20) }, 'payment attempts still of unknown outcome');
-      }
-      const olderThanMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
-      const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, stopping.signal);
-      if (refunds.answered.length > 0) {
-        const ids = refunds.answered.map((r) => r.id);
-        logger.info({ count: ids.length, refunds: ids.slice(0, 20) }, 'unanswered refunds sent again and answered');
-      }
-      if (refunds.unanswered.length > 0) {
-        const ids = refunds.unanswered.map((r) => r.id);
-        logger.warn({ count: ids.length, refunds: ids.slice(0, 20) }, 'refunds still unanswered by the acquirer');
-      }
+      logIds('warn', 'attempts', report.stillUnknown, 'payment attempts still of unknown outcome');
+      await resendRefunds();
       return report;
     } catch (error) {
       logger.error({ err: error }, 'reconciliation failed');
       return { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
     }
+  };
+  const resendRefunds = async () => {
+    try {
+      const olderThanMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
+      const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, stopping.signal);
+      logIds('info', 'refunds', refunds.answered, 'unanswered refunds sent again and answered');
+      logIds('warn', 'refunds', refunds.unanswered, 'refunds still unanswered by the acquirer');
+    } catch (error) {
+      logger.error({ err: error }, 'sending unanswered refunds again failed');
+    }
+  };
+  /** One line for a pass's objects of one kind: how many, and the first 20 ids. */
+  const logIds = (level: 'info' | 'warn', field: string, objects: Array<{ id: string }>, message: string) => {
+    if (objects.length === 0) return;
+    logger[level]({ count: objects.length, [field]: objects.slice(0, 20).map((o) => o.id) }, message);
   };
   const runOnce = () => {
     running ??= pass().finally(() => {
