@@ -27,11 +27,9 @@ export function startReconciler(
   const stopping = new AbortController();
   const pass = async (): Promise<ReconcileReport> => {
     try {
-      const deps = {
-        ...paymentDeps(services),
-        reviewAfterMs: services.config.reviewUnknownAfterMs,
-        reconcileAfterMs: services.config.recovery?.interruptedAfterMs,
-      };
+      // Attempts and refunds alike: every call of ours has ended by this age.
+      const reconcileAfterMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
+      const deps = { ...paymentDeps(services), reviewAfterMs: services.config.reviewUnknownAfterMs, reconcileAfterMs };
       const report = await reconcilePendingAttempts(deps, stopping.signal);
       logIds('info', 'attempts', report.settled, 'reconciled payment attempts');
       logIds('warn', 'attempts', report.reversed, 'late approvals given back to shoppers');
@@ -42,16 +40,15 @@ export function startReconciler(
         );
       }
       logIds('warn', 'attempts', report.stillUnknown, 'payment attempts still of unknown outcome');
-      await resendRefunds();
+      await resendRefunds(reconcileAfterMs);
       return report;
     } catch (error) {
       logger.error({ err: error }, 'reconciliation failed');
       return { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
     }
   };
-  const resendRefunds = async () => {
+  const resendRefunds = async (olderThanMs: number) => {
     try {
-      const olderThanMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
       const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, stopping.signal);
       logIds('info', 'refunds', refunds.answered, 'unanswered refunds sent again and answered');
       logIds('warn', 'refunds', refunds.unanswered, 'refunds still unanswered by the acquirer');
