@@ -5,8 +5,10 @@
  */
 export function toMajorUnits(minor: number): number {
   if (!Number.isSafeInteger(minor)) throw new RangeError(`not an integer amount of minor units: ${minor}`);
-  // Division by 100 of an integer is exact to 2 decimals once parsed back from its decimal text.
-  return Number((minor / 100).toFixed(2));
+  // IEEE division is correctly rounded: `minor / 100` is the double nearest to the exact quotient,
+  // the very double the decimal text (e.g. "19.99") parses to, so it prints as that text.
+  // Number(x.toFixed(2)) gave the same double for a read's 3 µs (test/money.test.ts).
+  return minor / 100;
 }
 
 /**
