@@ -67,6 +67,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     await page.getByRole('link', { name: 'Payments' }).click();
     await page.getByLabel('Status').selectOption('requires_payment');
     await page.getByRole('button', { name: 'Filter' }).click();
+    // The filter is a GET form: count the rows of the page it loads, not of the one it replaces.
+    await page.waitForURL(/[?&]status=requires_payment/);
     expect(await page.getByRole('region', { name: 'Payments' }).getByRole('row').count()).toBe(2);
     await page.getByRole('link', { name: 'Clear' }).click();
 
