@@ -19,18 +19,21 @@ import { card, confirm, createIntent } from './support/widget-client.ts';
 const DIGIT_RUNS = /\d(?:[ -]?\d){12,18}/g;
 
 /**
- * Obolus's own identifiers and digests: 24 hex digits (intents, transactions), UUIDs, and
+ * Obolus's own identifiers and digests: UUIDs, 24 hex digits (intents, transactions), and
  * longer hex runs with a letter in them (SHA-256 digests of keys, request bodies and card
  * ciphertexts). Their digit runs are random, and some pass as card numbers (seen in CI:
  * 667470…8290): the scan skips them. A run of digits only is never skipped, however long.
+ * UUIDs go first and whatever touches them: in the SQLite file a transaction's uuid follows
+ * its id with nothing between, so the id's hex ran into the uuid's first group, and the rest
+ * of the uuid was read as digits and dashes (seen in CI: 689154…0504).
  */
-const OUR_IDS =
-  /(?<![0-9a-f])(?:[0-9a-f]{24}|(?=[0-9a-f]*[a-f])[0-9a-f]{25,}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})(?![0-9a-f])/g;
+const UUIDS = /[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/g;
+const OUR_IDS = /(?<![0-9a-f])(?:[0-9a-f]{24}|(?=[0-9a-f]*[a-f])[0-9a-f]{25,})(?![0-9a-f])/g;
 
 /** Card numbers a brand would issue (known prefix, length, Luhn) found in `text`, outside our ids. */
 export function cardNumbersIn(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.replace(OUR_IDS, ' ').matchAll(DIGIT_RUNS)) {
+  for (const match of text.replace(UUIDS, ' ').replace(OUR_IDS, ' ').matchAll(DIGIT_RUNS)) {
     const digits = match[0].replace(/[ -]/g, '');
     // Any window of a longer run may be the card: try each length at each start.
     for (let start = 0; start + 13 <= digits.length; start++) {
@@ -218,6 +221,11 @@ describe('the scan and the log redaction it relies on', () => {
     const digest = `ab${'4242424242424242'}${'c'.repeat(46)}`;
     expect(cardNumbersIn(`"digest":"${digest}"`)).toEqual([]);
     expect(cardNumbersIn(`x${'4242424242424242'.repeat(2)}0000`)).toContain('4242424242424242');
+    // A transaction's id and uuid side by side in the SQLite file, the uuid's last groups digits
+    // that pass; the same digits and dashes outside a uuid are a card number.
+    const uuid = '01a20953-7042-4242-4242-424242ab0000';
+    expect(cardNumbersIn(`\u0003${id}${uuid}\u0001`)).toEqual([]);
+    expect(cardNumbersIn('card 42-4242-4242-424242')).toEqual(['4242424242424242']);
   });
 
   it('logged URLs keep only the prefix of a secret key, signing secret, client secret or challenge token', () => {
