@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freePort } from '../packages/server/test/support/free-port.ts';
 import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
 import { startProcess, stopAll } from './processes.ts';
 import { writeProfileSummary } from './profile-report.ts';
@@ -28,7 +29,6 @@ const BASELINE = fileURLToPath(new URL('./baseline-server.ts', import.meta.url))
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const postgresUrl = process.env.OBOLUS_BENCH_DATABASE_URL ?? process.env.OBOLUS_TEST_DATABASE_URL;
 const dir = mkdtempSync(join(tmpdir(), 'obolus-bench-'));
-let nextPort = 40000 + Math.floor(Math.random() * 20000);
 
 interface Target {
   engine: Run['engine'];
@@ -67,7 +67,7 @@ function createAccount(env: Record<string, string>): Keys {
 let baseline: Record<Scenario, Measured> | undefined;
 
 async function measureBaseline(seeded: Seeded, keys: Keys): Promise<Record<Scenario, Measured>> {
-  const server = await startProcess([BASELINE], { PORT: String(nextPort++) }, /(http:\/\/\S+)\n/);
+  const server = await startProcess([BASELINE], { PORT: '0' }, /(http:\/\/\S+)\n/);
   try {
     for (const kind of ['intent', 'transaction', 'list', 'outcome'] as const) {
       await fetch(`${server.value}/record/${kind}`, {
@@ -105,7 +105,7 @@ async function benchTarget(target: Target): Promise<Run> {
     ...(target.engine === 'postgres' ? { OBOLUS_MASTER_KEY: BENCH_MASTER_KEY } : {}),
   };
   const keys = createAccount(env);
-  const port = nextPort++;
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const profileDir = join(RESULTS, 'profiles', name.replace(' ', '-'));
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];

@@ -14,7 +14,6 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, get } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -22,6 +21,7 @@ import { loadConfig } from '../packages/server/src/config.ts';
 import { createAccount } from '../packages/server/src/domain/accounts.ts';
 import { createLogger } from '../packages/server/src/logger.ts';
 import { startServer } from '../packages/server/src/server.ts';
+import { freePort } from '../packages/server/test/support/free-port.ts';
 
 const RUNS = 9;
 const CHROMIUM_ARGS = [
@@ -39,16 +39,6 @@ export interface WidgetBenchResult {
   gzipBytes: number;
   interactiveMs: number;
   pageInteractiveMs: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 }
 
 function gzipSize(url: string): Promise<number> {

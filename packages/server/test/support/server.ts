@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Clock } from '../../src/clock.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -9,6 +8,7 @@ import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Engine } from '../../src/store/database.ts';
 import { assertResponseInContract } from './contract.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
+import { freePort } from './free-port.ts';
 
 export interface TestAccount {
   id: string;
@@ -138,13 +138,4 @@ export async function startTestServer(
   };
 }
 
-/** A loopback port that was free a moment ago, so that the configured base URL names the real port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
+export { freePort };
