@@ -21,7 +21,10 @@ export interface Run {
   scenarios: Record<Scenario, ScenarioFigures>;
 }
 
-/** Targets of issue 14: a ratio to the baseline, and for create a p99 at 50 connections. */
+/**
+ * Targets of issue 14. On the embedded store: a ratio to the baseline, and for create a p99 at
+ * 50 connections. On PostgreSQL: more with 2 workers than with 1, for every scenario.
+ */
 const TARGETS: Partial<Record<Scenario, { ratio: number; p99_ms?: number }>> = {
   create_intent: { ratio: 0.3, p99_ms: 15 },
   retrieve_transaction: { ratio: 0.4 },
@@ -43,14 +46,25 @@ export function figures(
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-function verdict(name: Scenario, f: ScenarioFigures): string {
+function verdict(run: Run, name: Scenario, runs: Run[]): string {
+  if (run.engine === 'postgres') return run.workers > 1 ? workersVerdict(run, name, runs) : '';
   const target = TARGETS[name];
   if (!target) return '';
+  const f = run.scenarios[name];
+  // Against the exact ratio: the printed one is rounded (0.396 shows as 0.4 and misses 0.40).
   const misses = [
-    f.ratio < target.ratio ? `ratio < ${target.ratio}` : '',
+    f.rps / f.baseline_rps < target.ratio ? `ratio < ${target.ratio}` : '',
     target.p99_ms !== undefined && f.p99_ms > target.p99_ms ? `p99 > ${target.p99_ms} ms` : '',
   ].filter(Boolean);
   return misses.length === 0 ? 'ok' : `MISSED: ${misses.join(', ')}`;
+}
+
+/** PostgreSQL with N workers against the same bench with 1. */
+function workersVerdict(run: Run, name: Scenario, runs: Run[]): string {
+  const one = runs.find((r) => r.engine === 'postgres' && r.workers === 1);
+  if (!one) return '';
+  const gain = run.scenarios[name].rps / one.scenarios[name].rps;
+  return `${gain > 1 ? 'ok' : 'MISSED'}: ${gain.toFixed(2)}x of 1 worker`;
 }
 
 export function table(runs: Run[]): string {
@@ -69,7 +83,7 @@ export function table(runs: Run[]): string {
         f.errors,
         f.baseline_rps,
         `${f.ratio}x`,
-        verdict(name, f),
+        verdict(run, name, runs),
       ];
     }),
   );
