@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
+import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsAfter, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
@@ -64,6 +65,8 @@ export class PostgresHotPaths implements HotPaths {
 
   async #one<T>(name: string, text: string, values: unknown[]): Promise<T | undefined> {
     const result = await this.#pool.query({ name, text, values });
+    // Answers of one turn go on together (decision 0188): each arrives in its own socket callback.
+    await endOfTurn();
     return result.rows[0] as T | undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
+import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
@@ -27,7 +28,9 @@ const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id
  * creating and retrieving intents, retrieving transactions) as prepared statements on the connections
  * themselves: building and compiling a query with Kysely cost more than running it
  * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
- * one unit; reads use the reader and see the last commit, never a batch in flight.
+ * one unit; reads use the reader and see the last commit, never a batch in flight. Intents
+ * and transactions by id are read at the end of the event loop's turn, all of the turn's
+ * together (endOfTurn).
  */
 export class SqliteHotPaths implements HotPaths {
   readonly #thread: SqliteWriter;
@@ -54,11 +57,13 @@ export class SqliteHotPaths implements HotPaths {
     return this.#findAccount.get(id) as AccountsTable | undefined;
   }
 
-  findIntent(accountId: string, id: string): PaymentIntentsTable | undefined {
+  async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {
+    await endOfTurn();
     return this.#findIntent.get(accountId, id) as PaymentIntentsTable | undefined;
   }
 
-  findTransaction(accountId: string, id: string): TransactionsTable | undefined {
+  async findTransaction(accountId: string, id: string): Promise<TransactionsTable | undefined> {
+    await endOfTurn();
     return this.#findTransaction.get(accountId, id) as TransactionsTable | undefined;
   }
 }

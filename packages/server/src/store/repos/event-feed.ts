@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EventFeed, EventFilter } from '../../domain/event-queries.ts';
 import type { StoredEvent } from '../../domain/events.ts';
 import type { Page } from '../../domain/intents.ts';
+import { readAtEndOfTurn } from '../end-of-turn.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { toEvent } from './events.ts';
@@ -48,7 +49,7 @@ export class EventFeedRepository implements EventFeed {
     if (after) {
       query = query.where(olderThan(after));
     }
-    const rows = await query.execute();
+    const rows = await readAtEndOfTurn(() => query.execute());
     return toPage(rows, limit, toEvent);
   }
 

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
+import { readAtEndOfTurn } from '../end-of-turn.ts';
 import type { HotPaths } from '../hot-paths.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, PaymentIntentsTable } from '../schema.ts';
@@ -114,7 +115,7 @@ export class IntentsRepository implements IntentStore {
     if (after) {
       query = query.where(olderThan(after));
     }
-    const rows = await query.execute();
+    const rows = await readAtEndOfTurn(() => query.execute());
     return toPage(rows, limit, toIntent);
   }
 }

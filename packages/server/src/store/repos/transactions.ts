@@ -3,6 +3,7 @@ import type { Page } from '../../domain/intents.ts';
 import type { TransactionFilter } from '../../domain/transaction-queries.ts';
 import type { Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
+import { readAtEndOfTurn } from '../end-of-turn.ts';
 import type { HotPaths } from '../hot-paths.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
@@ -181,7 +182,7 @@ export class TransactionsRepository {
     if (after) {
       query = query.where(olderThan(after));
     }
-    const rows = await query.execute();
+    const rows = await readAtEndOfTurn(() => query.execute());
     return toPage(rows, limit, toTransaction);
   }
 }
