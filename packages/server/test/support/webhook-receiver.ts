@@ -16,6 +16,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Answer only after this long (real time). */
   delayMs?: number;
+  /** Answer only once this settles (then `delayMs` more): a test holds answers until it has seen enough requests. */
+  after?: Promise<unknown>;
 }
 
 /** A real HTTP(S) server on loopback that records every webhook it is sent. */
@@ -58,10 +60,13 @@ export async function startReceiver(tls?: { key: string; cert: string }): Promis
       inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
       maxConcurrent = Math.max(maxConcurrent, inFlight.get(id) ?? 0);
       const answer = receiver.reply(webhook);
-      setTimeout(() => {
-        inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-        response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
-      }, answer.delayMs ?? 0);
+      const send = () =>
+        setTimeout(() => {
+          inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+          response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+        }, answer.delayMs ?? 0);
+      if (answer.after) answer.after.then(send, send);
+      else send();
     });
   };
   const make = (): Server => {
