@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { onTestFinished } from 'vitest';
 import { createAccount } from '../../src/domain/accounts.ts';
 import type { Engine } from '../../src/store/database.ts';
 import { freePort, startTestServer, type TestAccount, type TestServer } from './server.ts';
@@ -20,7 +21,10 @@ export const CHROMIUM_ARGS = [
 
 export interface TestBrowser {
   browser: Browser;
-  /** A fresh context (cookies, storage) per test. */
+  /**
+   * A fresh context (cookies, storage). One opened in a test closes when the test ends; one
+   * opened in a hook lives until the browser closes.
+   */
   context(options?: { width?: number; dark?: boolean }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
@@ -28,7 +32,7 @@ export interface TestBrowser {
 /** Playwright gives every launch a fresh temporary user-data-dir (and removes it on close). */
 export async function launchBrowser(): Promise<TestBrowser> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const contexts: BrowserContext[] = [];
+  const contexts = new Set<BrowserContext>();
   return {
     browser,
     async context({ width = 800, dark = false } = {}) {
@@ -36,11 +40,21 @@ export async function launchBrowser(): Promise<TestBrowser> {
         viewport: { width, height: 900 },
         colorScheme: dark ? 'dark' : 'light',
       });
-      contexts.push(context);
+      contexts.add(context);
+      // A page left open keeps rendering, polling and running its timers until the file ends:
+      // on a 2-core machine that was CPU the next tests waited for (decision 0189).
+      try {
+        onTestFinished(async () => {
+          contexts.delete(context);
+          await context.close().catch(() => undefined);
+        });
+      } catch {
+        // Opened in a beforeAll: the describe's tests share it; close() ends it.
+      }
       return context;
     },
     async close() {
-      await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
+      await Promise.all([...contexts].map((c) => c.close().catch(() => undefined)));
       await browser.close();
     },
   };
