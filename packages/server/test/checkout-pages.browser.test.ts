@@ -9,12 +9,12 @@ import {
   startPublicTestServer,
   type TestBrowser,
 } from './support/browser.ts';
-import { ENGINES } from './support/engines.ts';
+import { PAGE_ENGINES } from './support/engines.ts';
 import type { TestAccount, TestServer } from './support/server.ts';
 import { createIntent, fillCard, intentNow, openHostPage, results } from './support/widget-pages.ts';
 
 /** Origins, themes, keyboard use and the hosted checkout page, in Debian's chromium. */
-describe.each(ENGINES)('checkout pages in a browser (%s)', (engine) => {
+describe.each(PAGE_ENGINES)('checkout pages in a browser (%s)', (engine) => {
   let obolus: TestServer;
   let host: HostServer;
   let browser: TestBrowser;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
-import { ENGINES } from './support/engines.ts';
+import { PAGE_ENGINES } from './support/engines.ts';
 import type { TestStripe } from './support/live-stripe.ts';
 import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { startTestStripe } from './support/stripe-double.ts';
@@ -12,7 +12,7 @@ import { createIntent, fillCard, hostPageHtml, intentNow, openHostPage, results 
  * ciphertext, and how a mount on an intent already paid, being paid, or waiting on 3-D
  * Secure ends, also when the widget is loaded by another host name than the base URL.
  */
-describe.each(ENGINES)('the widget binds its ciphertexts and always reports a result (%s)', (engine) => {
+describe.each(PAGE_ENGINES)('the widget binds its ciphertexts and always reports a result (%s)', (engine) => {
   let obolus: TestServer;
   let host: HostServer;
   let browser: TestBrowser;

@@ -8,6 +8,13 @@ import type { Engine } from '../../src/store/database.ts';
 /** SQLite always; PostgreSQL as well when OBOLUS_TEST_DATABASE_URL names a server. */
 export const PG_URL = process.env.OBOLUS_TEST_DATABASE_URL;
 export const ENGINES: Engine[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * Browser checks of what a page looks like and does by itself (themes, widths, keyboard, origins,
+ * the widget's own messages) run on this engine only: the page is the same over either engine,
+ * and the store behind it is checked on both by the API tests and the payment browser tests
+ * (decision 0189).
+ */
+export const PAGE_ENGINES: Engine[] = ['sqlite'];
 
 /**
  * PostgreSQL requires OBOLUS_MASTER_KEY; every process of a test run (the test's server and the
