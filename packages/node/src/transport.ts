@@ -118,7 +118,8 @@ export class Transport {
     };
     if (outcome.kind === 'failure') return backoff();
     if (outcome.ok) return undefined;
-    if (outcome.status === 429) return retryAfterMs(outcome.retryAfter) ?? backoff();
+    // 429, and 503 while the service cannot reach its database: it says when to come back.
+    if (outcome.status === 429 || outcome.status === 503) return retryAfterMs(outcome.retryAfter) ?? backoff();
     // 408: the request reached the server too slowly and was cut off before anything was done.
     if (outcome.status === 408 || outcome.status >= 500) return backoff();
     const code = (outcome.body as { error?: { code?: string } } | undefined)?.error?.code;

@@ -59,6 +59,18 @@ describe('@obolus/node retries', () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
   });
 
+  it('503 database_unavailable (a database restart or failover): waits for Retry-After, same Idempotency-Key, one intent', async () => {
+    const before = await intentCount();
+    proxy.faults.push({ kind: 'database-unavailable', retryAfter: '1' });
+    const intent = await obolus.paymentIntents.create({ amount: 503, currency: 'USD', mode: 'sandbox' });
+    expect(intent.amount).toBe(503);
+    const [first, second] = proxy.seen;
+    expect(proxy.seen.map((r) => r.status)).toEqual([503, 200]);
+    expect(second!.idempotencyKey).toBe(first!.idempotencyKey);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    expect(await intentCount()).toBe(before + 1);
+  });
+
   it('5xx: retried with backoff up to maxRetries, then the ObolusError of the last answer', async () => {
     const client = new Obolus(shop.secretKey, { baseUrl: proxy.url, retryBaseDelayMs: 20, maxRetries: 3 });
     proxy.faults.push(...Array.from({ length: 4 }, () => ({ kind: 'unavailable' as const })));

@@ -5,6 +5,7 @@ import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-l
 import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
+import { type DatabaseTimeouts, parseDatabaseTimeouts } from './store/postgres-pool.ts';
 
 /** Everything configurable, read once from OBOLUS_* variables (docs/operations.md lists them). */
 export interface Config {
@@ -13,6 +14,11 @@ export interface Config {
   databaseUrl: string;
   /** OBOLUS_DATABASE_POOL_SIZE: PostgreSQL connections of each process (`serve --workers N` opens N pools). */
   databasePoolSize: number;
+  /**
+   * OBOLUS_DATABASE_CONNECT_TIMEOUT_MS / OBOLUS_DATABASE_STATEMENT_TIMEOUT_MS: on PostgreSQL, how
+   * long connecting (or waiting for a pooled connection) and one statement may take (decision 0220).
+   */
+  databaseTimeouts: DatabaseTimeouts;
   /** Public address of the intents API, /embed and the hosted pages. */
   baseUrl: string;
   /** Public address of transaction retrieval and the dashboard. */
@@ -98,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     databasePoolSize: parsePoolSize(env.OBOLUS_DATABASE_POOL_SIZE ?? '10'),
+    databaseTimeouts: parseDatabaseTimeouts(env),
     baseUrl,
     appUrl: stripSlash(env.OBOLUS_APP_URL ?? baseUrl),
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',

@@ -12,6 +12,7 @@ import type { Services } from './http/services.ts';
 import { type OpenServicesOptions, openServices } from './services.ts';
 import { startDisputeSimulator } from './workers/dispute-simulator.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
+import { connectionLossLog } from './workers/failure-log.ts';
 import { startMaintenance } from './workers/maintenance.ts';
 import { startRateLimitSync } from './workers/rate-limit-sync.ts';
 import { startReconciler } from './workers/reconciler.ts';
@@ -39,7 +40,11 @@ export async function startServer(
 ): Promise<RunningServer> {
   const services =
     options.services ??
-    (await openServices(config, { logger: logger.child({ component: 'live-connector' }), ...options }));
+    (await openServices(config, {
+      logger: logger.child({ component: 'live-connector' }),
+      onConnectionLost: connectionLossLog(logger),
+      ...options,
+    }));
   const { app, metrics } = await buildApp(services, logger);
   let address: string;
   try {

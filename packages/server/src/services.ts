@@ -4,7 +4,7 @@ import type { Config } from './config.ts';
 import { type ConnectorLog, createLiveConnector } from './connectors/live.ts';
 import { createProcessorRegistry } from './connectors/registry.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
-import { openSecretBox } from './crypto/master-key.ts';
+import { openSecretBox, type SecretBox } from './crypto/master-key.ts';
 import { API_RATE_WINDOW_MS, ApiRateLimiter } from './domain/api-rate-limits.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
@@ -14,8 +14,9 @@ import { WindowLimiter } from './domain/shared-windows.ts';
 import type { Services } from './http/services.ts';
 import { newProcessId } from './ids.ts';
 import { AccountCache } from './store/account-cache.ts';
-import { isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
+import { type DatabaseHandle, isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
 import { PostgresHotPaths } from './store/postgres-hot-paths.ts';
+import { migrationTimeouts } from './store/postgres-pool.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
 import { createRepositories } from './store/repositories.ts';
 import { SqliteHotPaths } from './store/sqlite-hot-paths.ts';
@@ -32,6 +33,8 @@ export interface OpenServicesOptions {
   liveProcessor?: Processor | null;
   /** Where the live connector reports failed calls (no card data, no key). */
   logger?: ConnectorLog;
+  /** Told when a PostgreSQL connection breaks (the database went away); requests meanwhile get 503s. */
+  onConnectionLost?: (error: Error) => void;
 }
 
 /** Opens the database named by the configuration, brings its schema up to date, and wires the repositories. */
@@ -44,11 +47,11 @@ export async function openServices(config: Config, options: OpenServicesOptions 
   const database = openDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     ...(options.schema ? { schema: options.schema } : {}),
+    timeouts: config.databaseTimeouts,
+    ...(options.onConnectionLost ? { onConnectionLost: options.onConnectionLost } : {}),
   });
   try {
-    await migrateToLatest(database.db, options.onMigration);
-    // Secrets written before migration 0020 are sealed on the first start after it.
-    await resealSecrets(database.db, secrets, true);
+    await migrate(database, config, secrets, options);
   } catch (error) {
     await database.close();
     throw error;
@@ -85,6 +88,28 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     apiLimits: new ApiRateLimiter(apiWindows, config.apiRateLimits),
     apiWindows,
   };
+}
+
+/**
+ * Brings the schema up to date and seals secrets written before migration 0020. On PostgreSQL
+ * through a connection of its own without the statement timeout: a migration may build an
+ * index over a large table, or wait for another process's migration lock.
+ */
+async function migrate(database: DatabaseHandle, config: Config, secrets: SecretBox, options: OpenServicesOptions) {
+  const own =
+    database.engine === 'postgres'
+      ? openDatabase(config.databaseUrl, {
+          poolSize: 1,
+          ...(options.schema ? { schema: options.schema } : {}),
+          timeouts: migrationTimeouts(config.databaseTimeouts),
+        })
+      : database;
+  try {
+    await migrateToLatest(own.db, options.onMigration);
+    await resealSecrets(own.db, secrets, true);
+  } finally {
+    if (own !== database) await own.close();
+  }
 }
 
 const liveConnectorOf = async (config: Config, logger?: ConnectorLog) =>

@@ -9,6 +9,7 @@ export type Fault =
   | { kind: 'rate-limit'; retryAfter: string }
   /** Answer 503, without forwarding. */
   | { kind: 'unavailable' }
+  | { kind: 'database-unavailable'; retryAfter: string }
   /** Answer 408 as Obolus does to a request that arrived too slowly, without forwarding. */
   | { kind: 'request-timeout' };
 
@@ -58,6 +59,13 @@ export async function startFlakyProxy(target: string): Promise<FlakyProxy> {
       response.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
       const message = 'The request was not received in time; send it again without pausing.';
       response.end(JSON.stringify({ error: { type: 'invalid_request', code: 'request_timeout', message } }));
+      return;
+    }
+    if (fault?.kind === 'database-unavailable') {
+      seen.status = 503;
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': fault.retryAfter });
+      const message = 'The service is briefly unavailable: it cannot reach its database. Try again in a few seconds.';
+      response.end(JSON.stringify({ error: { type: 'server', code: 'database_unavailable', message } }));
       return;
     }
     if (fault?.kind === 'unavailable') {

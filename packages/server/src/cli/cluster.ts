@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { clusterMetrics } from '../http/plugins/metrics.ts';
 import { startMetrics, startServer } from '../server.ts';
 import { openServices } from '../services.ts';
+import { connectionLossLog } from '../workers/failure-log.ts';
 import type { Running } from './serve.ts';
 
 /** The most processes `serve --workers` starts: far more than cores only adds switching. */
@@ -18,6 +19,7 @@ export const MAX_WORKERS = 64;
 export async function runPrimary(config: Config, logger: Logger, workers: number): Promise<Running> {
   const services = await openServices(config, {
     onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+    onConnectionLost: connectionLossLog(logger),
   });
   await services.database.close();
   let stopping = false;

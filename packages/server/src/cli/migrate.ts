@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { openSecretBox } from '../crypto/master-key.ts';
 import { isPostgresUrl, migrateToLatest, openDatabase } from '../store/database.ts';
+import { migrationTimeouts } from '../store/postgres-pool.ts';
 import { resealSecrets } from '../store/repos/sealed-secrets.ts';
 
 export function registerMigrate(program: Command): void {
@@ -13,7 +14,7 @@ export function registerMigrate(program: Command): void {
       // Refused before any change when the master key is missing or malformed.
       const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';
       const secrets = openSecretBox(config.masterKey, config.databaseUrl, engine);
-      const database = openDatabase(config.databaseUrl);
+      const database = openDatabase(config.databaseUrl, { timeouts: migrationTimeouts(config.databaseTimeouts) });
       try {
         console.error(`Migrating ${database.engine} database at ${database.location} …`);
         const started = Date.now();

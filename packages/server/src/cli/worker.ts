@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openServices } from '../services.ts';
+import { connectionLossLog } from '../workers/failure-log.ts';
 import { WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
 
 /**
@@ -18,6 +19,7 @@ export function registerWorker(program: Command): void {
       const logger = createLogger(config.logLevel);
       const services = await openServices(config, {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
+        onConnectionLost: connectionLossLog(logger),
       });
       const dispatcher = new WebhookDispatcher(services, { logger });
       // This process exists to dispatch: a poll of 0 (meant for API processes) means the default here.

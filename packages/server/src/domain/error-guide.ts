@@ -86,6 +86,12 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     meaning: 'Something failed on the service side; no detail is shown, the cause is logged under the request id.',
     action: 'Retry later with the same Idempotency-Key; if it persists, report the `request_id`.',
   },
+  database_unavailable: {
+    meaning:
+      'The service could not use its database for a moment (a restart, a failover, a full disk). The request may or may not have taken effect.',
+    action:
+      'Retry after `Retry-After` seconds with the same Idempotency-Key (safe either way); the service recovers by itself.',
+  },
   card_number_invalid: {
     meaning: 'The card number fails its checks (length, Luhn, or an unsupported brand).',
     action: 'Shopper: check the number. The widget shows this itself.',

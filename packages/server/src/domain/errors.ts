@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'account_inactive',
   // server
   'internal_error',
+  'database_unavailable',
   // card checks before processing (invalid_request, 400)
   'card_number_invalid',
   'card_expiry_invalid',

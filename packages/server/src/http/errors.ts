@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../store/driver-errors.ts';
 import { ERROR_STATUS } from './error-statuses.ts';
 import { validationError } from './validation.ts';
 
@@ -21,9 +22,35 @@ export function toApiError(error: FastifyError | Error): ApiError {
     return validationError(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return known();
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) return new ApiError('body_invalid', 'The request could not be read.');
   return new ApiError('internal_error', 'An unexpected error occurred on our side. Try again later.');
+}
+
+/**
+ * The store could not be used (a restart, a failover, a full disk): a 503 the caller may
+ * retry, never the driver's words (decision 0220). Load balancers drain the process meanwhile
+ * through GET /readyz.
+ */
+export const DATABASE_RETRY_AFTER_S = 2;
+
+export const databaseUnavailable = () =>
+  new ApiError(
+    'database_unavailable',
+    'The service is briefly unavailable: it cannot reach its database. Try again in a few seconds.',
+    undefined,
+    DATABASE_RETRY_AFTER_S,
+  );
+
+/** What a failed request logs: a database that cannot be used is one line, not a stack each time. */
+export function logFailure(request: FastifyRequest, error: ApiError, thrown: Error): void {
+  if (error.code === 'database_unavailable') {
+    const { code, message } = thrown as Error & { code?: string };
+    request.log.error({ cause: { code, message } }, 'request failed: database unavailable');
+  } else if (ERROR_STATUS[error.code].status >= 500) {
+    request.log.error({ err: thrown }, 'request failed');
+  }
 }
 
 export interface ErrorBody {
@@ -45,7 +72,7 @@ export function errorBody(error: ApiError, requestId: string): ErrorBody {
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, thrown: Error): FastifyReply {
   const error = toApiError(thrown);
   const { status } = ERROR_STATUS[error.code];
-  if (status >= 500) request.log.error({ err: thrown }, 'request failed');
+  logFailure(request, error, thrown);
   if (error.code === 'rate_limited') reply.header('Retry-After', '60');
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   return reply.code(status).send(errorBody(error, request.id));

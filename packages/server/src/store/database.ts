@@ -3,8 +3,9 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
+import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, openPostgresPool } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
 import { SchemaScopedPostgresDialect } from './schema-introspector.ts';
 import type { SqliteConnections } from './sqlite-hot-paths.ts';
@@ -35,6 +36,10 @@ export interface OpenOptions {
   schema?: string;
   /** PostgreSQL only: the pool size of this process. */
   poolSize?: number;
+  /** PostgreSQL only: connect and statement timeouts (DEFAULT_DATABASE_TIMEOUTS). */
+  timeouts?: DatabaseTimeouts;
+  /** PostgreSQL only: told when a connection breaks (the database went away). */
+  onConnectionLost?: (error: Error) => void;
 }
 
 export function openDatabase(url: string = DEFAULT_SQLITE_PATH, options: OpenOptions = {}): DatabaseHandle {
@@ -104,18 +109,12 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
-const INT8_OID = 20;
-
 function openPostgres(url: string, options: OpenOptions): DatabaseHandle {
-  const pool = new pg.Pool({
-    connectionString: url,
+  const pool = openPostgresPool(url, {
     max: options.poolSize ?? 10,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-    // Timestamps are bigint milliseconds: well inside Number's exact range, so read them as numbers.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as never,
-    },
+    timeouts: options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
+    ...(options.onConnectionLost ? { onConnectionLost: options.onConnectionLost } : {}),
   });
   const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   const safe = new URL(url);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
 import { recordDueSandboxDisputes } from '../domain/chargebacks.ts';
 import type { Services } from '../http/services.ts';
+import { FailureLog } from './failure-log.ts';
 
 export interface DisputeSimulator {
   /** One pass now; answers how many chargebacks it recorded. Passes never overlap. */
@@ -21,13 +22,15 @@ const BATCH = 100;
  */
 export function startDisputeSimulator(services: Services, logger: Logger, everyMs = SECOND): DisputeSimulator {
   let running: Promise<number> | undefined;
+  const failures = new FailureLog(logger, 'dispute simulator failed', 'dispute simulator works again');
   const pass = async () => {
     try {
       const recorded = await recordDueSandboxDisputes(services.repos.chargebacks, services.clock, BATCH);
       if (recorded > 0) logger.info({ recorded }, 'sandbox chargebacks recorded');
+      failures.succeeded();
       return recorded;
     } catch (error) {
-      logger.error({ err: error }, 'dispute simulator failed');
+      failures.failed(error);
       return 0;
     }
   };

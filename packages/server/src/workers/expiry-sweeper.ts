@@ -4,6 +4,7 @@ import { failAbandonedChallenges } from '../domain/payments/abandoned-challenges
 import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/payments/expire.ts';
 import type { Services } from '../http/services.ts';
 import { paymentDeps } from '../services.ts';
+import { FailureLog } from './failure-log.ts';
 
 export interface SweepResult {
   settled: number;
@@ -29,6 +30,7 @@ export function startExpirySweeper(
 ): ExpirySweeper {
   const interruptedAfterMs = services.config.recovery?.interruptedAfterMs;
   let running: Promise<SweepResult> | undefined;
+  const failures = new FailureLog(logger, 'expiry sweep failed', 'expiry sweeps work again');
   const pass = async (): Promise<SweepResult> => {
     try {
       const deps = paymentDeps(services);
@@ -38,9 +40,10 @@ export function startExpirySweeper(
       if (abandoned > 0) logger.info({ count: abandoned }, 'failed abandoned 3-D Secure challenges');
       const expired = (await expireDueIntents(deps)).length;
       if (expired > 0) logger.info({ count: expired }, 'expired payment intents');
+      failures.succeeded();
       return { settled, abandoned, expired };
     } catch (error) {
-      logger.error({ err: error }, 'expiry sweep failed');
+      failures.failed(error);
       return { settled: 0, abandoned: 0, expired: 0 };
     }
   };

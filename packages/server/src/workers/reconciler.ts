@@ -4,6 +4,7 @@ import { RECONCILE_AFTER_MS, type ReconcileReport, reconcilePendingAttempts } fr
 import { sendUnsentRefunds } from '../domain/refunds.ts';
 import type { Services } from '../http/services.ts';
 import { paymentDeps, refundDeps } from '../services.ts';
+import { FailureLog } from './failure-log.ts';
 
 export interface Reconciler {
   /** One pass now. Passes never overlap. */
@@ -25,6 +26,7 @@ export function startReconciler(
 ): Reconciler {
   let running: Promise<ReconcileReport> | undefined;
   const stopping = new AbortController();
+  const failures = new FailureLog(logger, 'reconciliation failed', 'reconciliation works again');
   const pass = async (): Promise<ReconcileReport> => {
     try {
       // Attempts and refunds alike: every call of ours has ended by this age.
@@ -41,9 +43,10 @@ export function startReconciler(
       }
       logIds('warn', 'attempts', report.stillUnknown, 'payment attempts still of unknown outcome');
       await resendRefunds(reconcileAfterMs);
+      failures.succeeded();
       return report;
     } catch (error) {
-      logger.error({ err: error }, 'reconciliation failed');
+      failures.failed(error);
       return { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
     }
   };

@@ -26,17 +26,31 @@ function databaseUrlOf(t: TestServer): string {
  * Another `obolus serve` process over the same database as `t`: a second node of a cluster.
  * `args` are added to `serve` (e.g. --workers 2), `env` to its environment.
  */
-export async function startSecondProcess(
+export function startSecondProcess(
   t: TestServer,
   options: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<SecondProcess> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [OBOLUS_BIN, 'serve', ...(options.args ?? [])], {
+  return startServeProcess(databaseUrlOf(t), options);
+}
+
+/**
+ * `obolus serve` over `databaseUrl` on a free loopback port, ready once its /readyz answers 200.
+ * `prefix` runs it under another command (e.g. `ip netns exec <name>`), at `host`.
+ */
+export async function startServeProcess(
+  databaseUrl: string,
+  options: { args?: string[]; env?: Record<string, string>; prefix?: string[]; host?: string; port?: number } = {},
+): Promise<SecondProcess> {
+  const port = options.port ?? (await freePort());
+  const host = options.host ?? '127.0.0.1';
+  const command = [...(options.prefix ?? []), process.execPath, OBOLUS_BIN, 'serve', ...(options.args ?? [])];
+  const child: ChildProcess = spawn(command[0] as string, command.slice(1), {
     env: {
       ...process.env,
-      OBOLUS_DATABASE_URL: databaseUrlOf(t),
+      OBOLUS_DATABASE_URL: databaseUrl,
+      HOST: host,
       PORT: String(port),
-      OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
+      OBOLUS_BASE_URL: `http://${host}:${port}`,
       OBOLUS_LOG_LEVEL: 'warn',
       ...NO_RATE_LIMITS,
       ...options.env,
@@ -46,10 +60,11 @@ export async function startSecondProcess(
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
+  const url = `http://${host}:${port}`;
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(async () => {
       try {
-        if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) {
+        if ((await fetch(`${url}/readyz`)).ok) {
           clearInterval(timer);
           resolve();
         }
@@ -59,7 +74,7 @@ export async function startSecondProcess(
     }, 100);
     child.once('exit', (code) => {
       clearInterval(timer);
-      reject(new Error(`second process exited with ${code}: ${output}`));
+      reject(new Error(`obolus serve exited with ${code}: ${output}`));
     });
   });
   const end = (signal: NodeJS.Signals) =>
@@ -69,13 +84,7 @@ export async function startSecondProcess(
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    output: () => output,
-    stop: () => end('SIGTERM'),
-    kill: () => end('SIGKILL'),
-  };
+  return { url, child, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
 
 /**

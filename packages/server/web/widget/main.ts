@@ -1,4 +1,5 @@
 import {
+  type Answer,
   type ApiErrorBody,
   confirm,
   fetchEncryptionKey,
@@ -27,6 +28,16 @@ const REFUSALS: Record<HostRefusal, string> = {
   'origin-unknown': 'This payment form cannot tell which site it is on, so it stays closed.',
   'origin-not-allowed': 'This payment form is not allowed on this site.',
 };
+
+/**
+ * The service cannot reach its database for a moment (a restart, a failover): the shopper is
+ * told to try again in their words, not the developer's (decision 0220).
+ */
+const UNAVAILABLE = 'Payments are briefly unavailable. Wait a few seconds and try again.';
+const shopperMessage = (error: ApiErrorBody) => (error.code === 'database_unavailable' ? UNAVAILABLE : error.message);
+/** While it is unavailable, the intent is asked for again this often, for about a minute. */
+const INTENT_RETRY_MS = 3000;
+const INTENT_TRIES = 20;
 
 /** Errors after which this widget can take no payment: the host is told and the form closes. */
 const FINAL_CODES = new Set([
@@ -69,9 +80,9 @@ function boot(): void {
 }
 
 async function start(secret: string, link: HostLink): Promise<void> {
-  const answer = await fetchIntent(config.pk, secret);
+  const answer = await fetchIntentPatiently(secret);
   if (!answer.ok) {
-    view.notice(answer.error.message);
+    view.notice(shopperMessage(answer.error));
     link.result({ success: false, payment_intent: null, status: null, error: publicError(answer.error) });
     return;
   }
@@ -87,6 +98,17 @@ async function start(secret: string, link: HostLink): Promise<void> {
     settled(intent, mode, secret, link);
   } else {
     new Checkout(secret, mode, intent, link).open();
+  }
+}
+
+/** The intent; while the service is briefly unavailable the shopper is told so, and it is asked for again. */
+async function fetchIntentPatiently(secret: string): Promise<Answer<ShopperIntent>> {
+  for (let tries = 1; ; tries++) {
+    const answer = await fetchIntent(config.pk, secret);
+    if (answer.ok && tries > 1) view.show('form');
+    if (answer.ok || answer.error.code !== 'database_unavailable' || tries >= INTENT_TRIES) return answer;
+    view.notice(UNAVAILABLE);
+    await new Promise((resolve) => setTimeout(resolve, INTENT_RETRY_MS));
   }
 }
 
@@ -217,8 +239,8 @@ class Checkout {
     const final = FINAL_CODES.has(error.code);
     const status = error.code === 'payment_intent_expired' ? 'expired' : this.#intent.status;
     this.#link.result({ success: false, payment_intent: this.#intent.id, status, error: publicError(error) });
-    if (final) view.notice(error.message);
-    else view.alert(error.message);
+    if (final) view.notice(shopperMessage(error));
+    else view.alert(shopperMessage(error));
   }
 
   #report(outcome: Outcome): void {

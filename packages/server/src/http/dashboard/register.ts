@@ -1,7 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resumeSession } from '../../domain/dashboard/sessions.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { isDatabaseUnavailable } from '../../store/driver-errors.ts';
 import { ERROR_STATUS } from '../error-statuses.ts';
+import { databaseUnavailable, logFailure } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { cookieOf, Refusal, SESSION_COOKIE, THEME_COOKIE, type Theme } from './context.ts';
 import { registerCopyScript } from './copy-link.ts';
@@ -105,6 +107,12 @@ function renderError(error: FastifyError, request: FastifyRequest, reply: Fastif
   if (error instanceof Refusal) {
     status = error.status;
     message = error.message;
+  } else if (isDatabaseUnavailable(error)) {
+    const unavailable = databaseUnavailable();
+    status = ERROR_STATUS[unavailable.code].status;
+    message = 'The dashboard cannot reach its database at the moment. Try again in a few seconds.';
+    reply.header('Retry-After', String(unavailable.retryAfterSeconds));
+    logFailure(request, unavailable, error);
   } else if (error instanceof ApiError) {
     status = ERROR_STATUS[error.code].status;
     message = error.message;

@@ -33,6 +33,7 @@ const MEANING: Record<number, string> = {
   422: 'This Idempotency-Key was already used with another request.',
   429: "Too many requests in one second, with this account's keys or from this network: wait `Retry-After` seconds.",
   500: 'Unexpected error on our side; nothing about it is shown. Retry later.',
+  503: 'The service cannot reach its database for a moment (a restart, a failover): wait `Retry-After` seconds and retry, with the same Idempotency-Key for a POST.',
 };
 
 /** The statuses every operation of its kind can answer with (the rest come from operations.ts). */
@@ -41,9 +42,10 @@ export function errorStatuses(
   input: { pathParams: boolean; query: boolean; cursor: boolean; body: boolean },
   extra: number[] = [],
 ): number[] {
-  // Every merchant API request counts against the rate limits (decision 0150), and a client
-  // too slow to send it is cut off with a 408.
-  const statuses = new Set([401, 403, 408, 429, 500, ...extra]);
+  // Every merchant API request counts against the rate limits (decision 0150), a client too
+  // slow to send it is cut off with a 408, and every one reads the database (503 while it is
+  // away, decision 0220).
+  const statuses = new Set([401, 403, 408, 429, 500, 503, ...extra]);
   if (input.pathParams) statuses.add(414);
   // A cursor names an object too: one of another account is the 404 of a missing one.
   if (input.pathParams || input.cursor) statuses.add(404);
@@ -96,7 +98,7 @@ function errorResponse(status: number, onSurface: Surface): Record<string, unkno
     description: surface === 'api' && codes ? `${message} Codes: ${codes}.` : message,
     headers: {
       'Request-Id': { $ref: '#/components/headers/Request-Id' },
-      ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
     },
     content: {
       'application/json': {

@@ -44,11 +44,19 @@ export function useIdempotency(app: FastifyInstance, store: IdempotencyStore, cl
     const key = request.idempotencyKey;
     if (key === null) return done(null, payload);
     const accountId = accountOf(request).id;
-    const stored =
-      reply.statusCode >= 500
-        ? store.release(accountId, key)
-        : store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload));
-    stored.then(
+    if (reply.statusCode >= 500) {
+      // Freeing the key may fail as the request did (the database is away): the claim then runs
+      // out by itself, and a retry takes it over (store.claim's `recovered`).
+      store.release(accountId, key).then(
+        () => done(null, payload),
+        (error: Error) => {
+          request.log.warn({ err: error }, 'Idempotency-Key not released after a failed request');
+          done(null, payload);
+        },
+      );
+      return;
+    }
+    store.complete(accountId, key, reply.statusCode, request.replayBody ?? String(payload)).then(
       () => done(null, payload),
       (error: Error) => done(error),
     );

@@ -14,6 +14,7 @@ import {
 import { loopbackAllowed } from '../../domain/webhooks/endpoints.ts';
 import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
 import type { Services } from '../../http/services.ts';
+import { FailureLog } from '../failure-log.ts';
 import { HttpWebhookSender, type Resolver } from './transport.ts';
 
 export interface DispatcherOptions {
@@ -54,6 +55,7 @@ export class WebhookDispatcher {
   /** Per endpoint mode: sandbox endpoints may reach loopback on a developer machine (decision 0090). */
   readonly #senders: Record<Mode, WebhookSender>;
   readonly #logger: Logger | undefined;
+  readonly #failures: FailureLog | undefined;
   readonly #maxInFlight: number;
   readonly #caps: SendCaps;
   readonly #leaseMs: number;
@@ -75,6 +77,8 @@ export class WebhookDispatcher {
       });
     this.#senders = { live: sender('live'), sandbox: sender('sandbox') };
     this.#logger = options.logger;
+    this.#failures =
+      options.logger && new FailureLog(options.logger, 'webhook dispatch failed', 'webhook dispatch works again');
     this.#maxInFlight = options.maxInFlight ?? 64;
     this.#caps = options.caps ?? SEND_CAPS;
     this.#leaseMs = options.leaseMs ?? LEASE_MS;
@@ -170,8 +174,9 @@ export class WebhookDispatcher {
         this.#lastPrune = Date.now();
         await this.pruneOnce();
       }
+      this.#failures?.succeeded();
     } catch (error) {
-      this.#logger?.error({ err: error }, 'webhook dispatch failed');
+      this.#failures?.failed(error);
     }
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../../domain/errors.ts';
 import { ERROR_STATUS } from '../../../error-statuses.ts';
-import { toApiError } from '../../../errors.ts';
+import { logFailure, toApiError } from '../../../errors.ts';
 
 /**
  * The transactions surface answers errors as `{"error": "<message>"}` (spec §4.2, §7.1),
@@ -11,7 +11,7 @@ import { toApiError } from '../../../errors.ts';
 export function sendPlainError(request: FastifyRequest, reply: FastifyReply, thrown: Error): FastifyReply {
   const error = toApiError(thrown);
   const { status } = ERROR_STATUS[error.code];
-  if (status >= 500) request.log.error({ err: thrown }, 'request failed');
+  logFailure(request, error, thrown);
   if (error.code === 'rate_limited') reply.header('Retry-After', '60');
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   return reply.code(status).send({ error: error.message });
