@@ -85,7 +85,7 @@ function configure(data: string, dir: string, port: number, listen: string): voi
       'max_connections = 60',
       'max_wal_senders = 4',
       'wal_level = replica',
-      "logging_collector = off",
+      'logging_collector = off',
       '',
     ].join('\n'),
   );
@@ -107,7 +107,21 @@ function clusterAt(dir: string, data: string, port: number, options: ClusterOpti
     },
     replica: async () => {
       const replicaData = join(dir, `replica-${replicas.length + 1}`);
-      await asPostgres('pg_basebackup', ['-h', dir, '-p', String(port), '-U', 'postgres', '-D', replicaData, '-R', '-X', 'stream', '-c', 'fast']);
+      await asPostgres('pg_basebackup', [
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-D',
+        replicaData,
+        '-R',
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+      ]);
       const replicaPort = await freePort();
       configure(replicaData, dir, replicaPort, options.listen ?? '127.0.0.1');
       const replica = clusterAt(dir, replicaData, replicaPort, options);
