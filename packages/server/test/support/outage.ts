@@ -71,12 +71,16 @@ export async function call(
   return { status: response.status, headers: response.headers, text, json, ms: performance.now() - started };
 }
 
-export interface ObolusOnDatabase {
+/** Where merchants and shoppers reach Obolus, with the shop they use. */
+export interface Storefront {
   url: string;
+  shop: TestAccount;
   /** The card-encryption key, fetched while the database was there (the widget has it by then too). */
   jwk: JWK;
+}
+
+export interface ObolusOnDatabase extends Storefront {
   serve: SecondProcess;
-  shop: TestAccount;
   /** The shop's webhook endpoint. */
   webhooks: Receiver;
   /** When each event was accepted by the endpoint, by `<type> <object id>`. */
@@ -91,7 +95,9 @@ export interface ObolusOnDatabase {
 }
 
 /** The first account, made as `obolus accounts create` would, on a fresh database. */
-async function firstAccount(databaseUrl: string): Promise<TestAccount> {
+export async function firstAccount(databaseUrl: string): Promise<TestAccount> {
+  // Every process of the test (this one and the `obolus` processes it spawns) shares one key.
+  process.env.OBOLUS_MASTER_KEY ||= randomBytes(32).toString('base64');
   const services = await openServices(loadConfig({ ...process.env, OBOLUS_DATABASE_URL: databaseUrl }));
   try {
     const created = await createAccount(services.repos.accounts, systemClock, {
@@ -106,7 +112,6 @@ async function firstAccount(databaseUrl: string): Promise<TestAccount> {
 
 /** `obolus serve --workers 2` over `databaseUrl`, a webhook endpoint, and `obolus listen` beside it. */
 export async function startObolusOn(databaseUrl: string): Promise<ObolusOnDatabase> {
-  process.env.OBOLUS_MASTER_KEY ||= randomBytes(32).toString('base64');
   const shop = await firstAccount(databaseUrl);
   const serve = await startServeProcess(databaseUrl, { args: ['--workers', '2'], env: OUTAGE_ENV });
   const webhooks = await startReceiver();
@@ -136,7 +141,7 @@ export async function startObolusOn(databaseUrl: string): Promise<ObolusOnDataba
   listen.stdout?.on('data', (d) => (listenOutput += d));
   listen.stderr?.on('data', (d) => (listenOutput += d));
   await until(() => listenOutput.includes('Ready!'), 20_000);
-  const jwk = ((await call(serve.url, 'GET', '/embed/v1/jwks.json')).json as { keys: JWK[] }).keys[0] as JWK;
+  const jwk = await encryptionKey(serve.url);
   const app: ObolusOnDatabase = {
     url: serve.url,
     jwk,
@@ -164,6 +169,9 @@ export async function startObolusOn(databaseUrl: string): Promise<ObolusOnDataba
   return app;
 }
 
+export const encryptionKey = async (url: string) =>
+  ((await call(url, 'GET', '/embed/v1/jwks.json')).json as { keys: JWK[] }).keys[0] as JWK;
+
 /** Enough of a TestServer for encryptCard: the JWKS comes from `url`, the time from this clock. */
 const remote = (url: string) =>
   ({
@@ -184,7 +192,7 @@ export interface LoadRecord {
  * Merchants creating intents and shoppers paying them, `loops` at a time, until stop(): each
  * create carries an Idempotency-Key; a 503 is an answer like any other, recorded and checked.
  */
-export function startPaymentLoad(app: ObolusOnDatabase, loops = 3) {
+export function startPaymentLoad(app: Storefront, loops = 3) {
   const record: LoadRecord = { created: new Map(), paid: new Set(), answers: [] };
   let stopping = false;
   const one = async (n: number) => {
@@ -221,7 +229,7 @@ export function startPaymentLoad(app: ObolusOnDatabase, loops = 3) {
 }
 
 /** The widget's confirm, with the sandbox success card. */
-export async function pay(app: ObolusOnDatabase, clientSecret: string): Promise<Answer> {
+export async function pay(app: Storefront, clientSecret: string): Promise<Answer> {
   const jwe = await encryptCard(remote(app.url), clientSecret, card('4242424242424242'), { jwk: app.jwk });
   return call(app.url, 'POST', '/embed/v1/confirm', {
     body: { pk: app.shop.clientKey, client_secret: clientSecret, mode: 'sandbox', card: jwe },

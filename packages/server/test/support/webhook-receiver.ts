@@ -37,7 +37,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(tls?: { key: string; cert: string }): Promise<Receiver> {
+/** `host`: the address to listen on (a test network's gateway; loopback by default). */
+export async function startReceiver(tls?: { key: string; cert: string }, host = '127.0.0.1'): Promise<Receiver> {
   let connections = 0;
   let maxConcurrent = 0;
   const inFlight = new Map<string, number>();
@@ -79,7 +80,7 @@ export async function startReceiver(tls?: { key: string; cert: string }): Promis
     return server;
   };
   let server = make();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as { port: number }).port;
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -87,7 +88,7 @@ export async function startReceiver(tls?: { key: string; cert: string }): Promis
       server.close(() => resolve());
     });
   const receiver: Receiver = {
-    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/hooks`,
+    url: `${tls ? 'https' : 'http'}://${host}:${port}/hooks`,
     port,
     received: [],
     connections: () => connections,
@@ -96,7 +97,7 @@ export async function startReceiver(tls?: { key: string; cert: string }): Promis
     down: stop,
     async up() {
       server = make();
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => server.listen(port, host, resolve));
     },
     close: () => (server.listening ? stop() : Promise.resolve()),
   };
