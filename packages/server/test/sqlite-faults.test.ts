@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { makeVolume, truncateLog } from './support/volume.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 /**
@@ -15,51 +14,6 @@ import { card, confirm, createIntent } from './support/widget-client.ts';
  */
 const volume = makeVolume();
 if (!volume) console.warn('sqlite-faults: skipped, a loop-mounted volume needs root (mount -o loop)');
-
-function makeVolume(): { dir: string; mount: string; device: string } | null {
-  if (process.getuid?.() !== 0) return null;
-  const dir = mkdtempSync(join(tmpdir(), 'obolus-volume-'));
-  const mount = join(dir, 'mnt');
-  try {
-    execFileSync('truncate', ['-s', '24M', join(dir, 'image')]);
-    execFileSync('mkfs.ext4', ['-q', '-F', '-m', '0', join(dir, 'image')]);
-    mkdirSync(mount);
-    execFileSync('mount', ['-o', 'loop,errors=remount-ro', join(dir, 'image'), mount]);
-    const device = basename(execFileSync('findmnt', ['-n', '-o', 'SOURCE', mount]).toString().trim());
-    return { dir, mount, device };
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return null;
-  }
-}
-
-function unmount(): void {
-  if (!volume) return;
-  try {
-    execFileSync('umount', [volume.mount]);
-  } catch {}
-  rmSync(volume.dir, { recursive: true, force: true });
-}
-
-/** Writes until the volume has no byte left; answers the file to delete to give the space back. */
-function fillVolume(mount: string): string {
-  const file = join(mount, 'filler');
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1 << 20, 4096, 1]) {
-      const chunk = Buffer.alloc(size);
-      try {
-        for (;;) writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  return file;
-}
 
 describe.skipIf(!volume)('SQLite on a full, then read-only volume', () => {
   const vol = volume as NonNullable<typeof volume>;
@@ -75,7 +29,7 @@ describe.skipIf(!volume)('SQLite on a full, then read-only volume', () => {
   });
   afterAll(async () => {
     await t?.close().catch(() => {});
-    unmount();
+    volume?.remove();
   });
 
   const create = () =>
@@ -92,11 +46,8 @@ describe.skipIf(!volume)('SQLite on a full, then read-only volume', () => {
   };
 
   it('a full disk: writes are 503 with a log line, reads go on, and writes resume when space returns', async () => {
-    // The log is emptied into the database first, so that the next write must grow a file.
-    const checkpoint = new SQLite(file);
-    checkpoint.pragma('wal_checkpoint(TRUNCATE)');
-    checkpoint.close();
-    const filler = fillVolume(vol.mount);
+    truncateLog(file);
+    const giveSpaceBack = vol.fill();
 
     const pending = await createIntent(t, shop.secretKey).catch(() => null);
     expect(pending).toBeNull();
@@ -106,7 +57,7 @@ describe.skipIf(!volume)('SQLite on a full, then read-only volume', () => {
       200,
     );
 
-    rmSync(filler);
+    giveSpaceBack();
     const created = await create();
     expect(created.status).toBe(200);
     acknowledged.push(created.json.id);
@@ -115,16 +66,14 @@ describe.skipIf(!volume)('SQLite on a full, then read-only volume', () => {
   });
 
   it('a read-only volume: writes are 503 with a log line; the file is intact with every acknowledged intent', async () => {
-    execFileSync('sh', ['-c', `echo 1 > /sys/fs/ext4/${vol.device}/trigger_fs_error`]);
+    vol.breakDown();
     expect(execFileSync('findmnt', ['-n', '-o', 'OPTIONS', vol.mount]).toString()).toMatch(/emergency_ro|^ro/);
     expectUnavailable(await create());
     expect(t.logs()).toMatch(/"code":"SQLITE_(READONLY|IOERR)[A-Z_]*".*request failed: database unavailable/);
     expect((await t.call('GET', '/healthz')).status).toBe(200);
 
     await t.close().catch(() => {});
-    execFileSync('umount', [vol.mount]);
-    // Mounted again, as after the disk was replaced: the journal replays, SQLite opens its WAL.
-    execFileSync('mount', ['-o', 'loop', join(vol.dir, 'image'), vol.mount]);
+    vol.remount();
     const db = new SQLite(file);
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');

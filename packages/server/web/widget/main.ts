@@ -34,6 +34,7 @@ const REFUSALS: Record<HostRefusal, string> = {
  * told to try again in their words, not the developer's (decision 0220).
  */
 const UNAVAILABLE = 'Payments are briefly unavailable. Wait a few seconds and try again.';
+const WAITING = 'Payments are briefly unavailable. The form opens as soon as they are back.';
 const shopperMessage = (error: ApiErrorBody) => (error.code === 'database_unavailable' ? UNAVAILABLE : error.message);
 /** While it is unavailable, the intent is asked for again this often, for about a minute. */
 const INTENT_RETRY_MS = 3000;
@@ -107,7 +108,7 @@ async function fetchIntentPatiently(secret: string): Promise<Answer<ShopperInten
     const answer = await fetchIntent(config.pk, secret);
     if (answer.ok && tries > 1) view.show('form');
     if (answer.ok || answer.error.code !== 'database_unavailable' || tries >= INTENT_TRIES) return answer;
-    view.notice(UNAVAILABLE);
+    view.notice(WAITING);
     await new Promise((resolve) => setTimeout(resolve, INTENT_RETRY_MS));
   }
 }
