@@ -81,6 +81,8 @@ export interface Storefront {
 
 export interface ObolusOnDatabase extends Storefront {
   serve: SecondProcess;
+  /** A sandbox product, for its hosted checkout page. */
+  productId: string;
   /** The shop's webhook endpoint. */
   webhooks: Receiver;
   /** When each event was accepted by the endpoint, by `<type> <object id>`. */
@@ -121,6 +123,11 @@ export async function startObolusOn(databaseUrl: string): Promise<ObolusOnDataba
     body: { url: webhooks.url, enabled_events: ['*'], mode: 'sandbox' },
   });
   expect(endpoint.status).toBe(200);
+  const product = await call(serve.url, 'POST', '/api/v1/products', {
+    key: shop.secretKey,
+    body: { name: 'Tea', amount: 900, currency: 'USD', mode: 'sandbox' },
+  });
+  expect(product.status).toBe(200);
   const listen = spawn(
     process.execPath,
     [
@@ -145,6 +152,7 @@ export async function startObolusOn(databaseUrl: string): Promise<ObolusOnDataba
   const app: ObolusOnDatabase = {
     url: serve.url,
     jwk,
+    productId: product.json.id,
     accepted: new Map(),
     refuseWebhooks: false,
     serve,
@@ -273,7 +281,18 @@ export async function expectUnavailableEverywhere(app: ObolusOnDatabase, intent:
   expect(dashboard.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(dashboard.text).toContain('cannot reach its database');
   expect(dashboard.ms).toBeLessThan(ANSWER_WITHIN_MS);
-  for (const answer of [...answers, transactions, dashboard]) expectNothingOfTheDriver(answer.text);
+  // The shopper's pages: the widget's frame and the hosted checkout page say to reload.
+  const pages = await Promise.all([
+    call(app.url, 'GET', `/embed?pk=${app.shop.clientKey}&mode=sandbox`),
+    call(app.url, 'GET', `/${app.productId}`),
+  ]);
+  for (const page of pages) {
+    expect(page.status).toBe(503);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Payments are briefly unavailable');
+    expect(page.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  }
+  for (const answer of [...answers, transactions, dashboard, ...pages]) expectNothingOfTheDriver(answer.text);
   expect((await call(app.url, 'GET', '/healthz')).status).toBe(200);
   const ready = await call(app.url, 'GET', '/readyz');
   expect(ready.status).toBe(503);

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../store/driver-errors.ts';
+import { DATABASE_RETRY_AFTER_S, databaseUnavailable, logFailure } from '../errors.ts';
 import { escapeHtml } from '../html.ts';
 import { contentSecurityPolicy, sendPage, styleHash } from './page-security.ts';
 
@@ -18,7 +20,7 @@ code{font-size:13px}
 const CSP = contentSecurityPolicy({ styleHashes: [styleHash(CSS)], frameAncestors: null });
 
 export interface PageProblem {
-  status: 400 | 403 | 404;
+  status: 400 | 403 | 404 | 503;
   title: string;
   message: string;
   /** The query parameter or path part at fault, named for the merchant's developer. */
@@ -33,4 +35,27 @@ export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, prob
 <body><main role="alert"><h1>${escapeHtml(problem.title)}</h1><p>${escapeHtml(problem.message)}</p>${param}
 <p class="meta">Request ${escapeHtml(request.id)}</p></main></body></html>`;
   return sendPage(reply, problem.status, CSP, html);
+}
+
+type PageHandler<R extends FastifyRequest> = (request: R, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * A shopper's page that cannot be read from the database for a moment (a restart, a failover)
+ * is a page that says to reload it, not the API's JSON (decision 0220).
+ */
+export function orUnavailablePage<R extends FastifyRequest>(handler: PageHandler<R>): PageHandler<R> {
+  return async (request, reply) => {
+    try {
+      return await handler(request, reply);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      logFailure(request, databaseUnavailable(), error as Error);
+      reply.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+      return sendErrorPage(request, reply, {
+        status: 503,
+        title: 'Payments are briefly unavailable',
+        message: 'Reload this page in a few seconds.',
+      });
+    }
+  };
 }

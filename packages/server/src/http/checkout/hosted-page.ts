@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { productForCheckout, redirectTarget } from '../../domain/products.ts';
 import type { Services } from '../services.ts';
 import { assetPath, bundle } from './bundles.ts';
-import { sendErrorPage } from './error-page.ts';
+import { orUnavailablePage, sendErrorPage } from './error-page.ts';
 import { HOSTED_STYLE_HASH, hostedHtml } from './hosted-html.ts';
 import { contentSecurityPolicy, sendPage } from './page-security.ts';
 
@@ -22,17 +22,20 @@ export const sendProductMissing = (request: FastifyRequest, reply: FastifyReply)
   });
 
 export function registerHostedPage(app: FastifyInstance, services: Services): void {
-  app.get<{ Params: { id: string } }>('/prod_:id', async (request, reply) => {
-    const { repos } = services;
-    const found = await productForCheckout(repos.products, repos.accounts, `prod_${request.params.id}`);
-    if (!found) return sendProductMissing(request, reply);
-    const { product, account } = found;
-    const config = {
-      pk: account.clientKey,
-      productId: product.id,
-      mode: product.mode,
-      successUrl: redirectTarget(product, account),
-    };
-    return sendPage(reply, 200, CSP, hostedHtml(product, account, config, assetPath(await bundle('checkout'))));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/prod_:id',
+    orUnavailablePage(async (request, reply) => {
+      const { repos } = services;
+      const found = await productForCheckout(repos.products, repos.accounts, `prod_${request.params.id}`);
+      if (!found) return sendProductMissing(request, reply);
+      const { product, account } = found;
+      const config = {
+        pk: account.clientKey,
+        productId: product.id,
+        mode: product.mode,
+        successUrl: redirectTarget(product, account),
+      };
+      return sendPage(reply, 200, CSP, hostedHtml(product, account, config, assetPath(await bundle('checkout'))));
+    }),
+  );
 }
