@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type ObolusOnDatabase, startObolusOn } from './support/outage.ts';
+import { call, type ObolusOnDatabase, startObolusOn, startWorker } from './support/outage.ts';
 import { expectApiUnavailable, expectToLiveThrough } from './support/outage-checks.ts';
 import { type PrivateCluster, startPrivateCluster } from './support/private-postgres.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
@@ -19,13 +19,18 @@ describe.skipIf(!POSTGRES)('PostgreSQL failover to a promoted replica under load
   let replica: PrivateCluster;
   let address: TcpProxy;
   let app: ObolusOnDatabase;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
   beforeAll(async () => {
     primary = await startPrivateCluster();
     replica = await primary.replica();
     address = await startTcpProxy([{ host: '127.0.0.1', port: primary.port }]);
-    app = await startObolusOn(`postgres://postgres@127.0.0.1:${address.port}/postgres`);
+    const url = `postgres://postgres@127.0.0.1:${address.port}/postgres`;
+    app = await startObolusOn(url);
+    // `obolus worker` sends webhooks beside serve's own dispatcher, through the same address.
+    worker = await startWorker(url);
   }, 60_000);
   afterAll(async () => {
+    worker?.child.kill('SIGTERM');
     await app?.close();
     await address?.close();
     await primary?.remove();
@@ -49,5 +54,7 @@ describe.skipIf(!POSTGRES)('PostgreSQL failover to a promoted replica under load
       up: () => replica.promote(),
       query: (sql) => replica.query(sql),
     });
+    expect(worker.child.exitCode).toBeNull();
+    expect(worker.output()).toContain('webhook dispatch works again');
   }, 120_000);
 });

@@ -149,6 +149,19 @@ export async function startObolusOn(
   return app;
 }
 
+/** `obolus worker` (webhooks only) over `databaseUrl`, beside the serve processes. */
+export async function startWorker(databaseUrl: string): Promise<{ child: ChildProcess; output(): string }> {
+  const child = spawn(process.execPath, [OBOLUS_BIN, 'worker'], {
+    env: { ...process.env, ...OUTAGE_ENV, OBOLUS_DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  await until(() => output.includes('webhook worker started'), 20_000);
+  return { child, output: () => output };
+}
+
 export interface Listening {
   child: ChildProcess;
   /** Where it forwards. */
