@@ -3,7 +3,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openServices } from '../services.ts';
 import { connectionLossLog } from '../workers/failure-log.ts';
-import { WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
+import { LEASE_MS, WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
 
 /**
  * `obolus worker`: webhook delivery and event retention without the HTTP API. Run any
@@ -21,7 +21,10 @@ export function registerWorker(program: Command): void {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
         onConnectionLost: connectionLossLog(logger),
       });
-      const dispatcher = new WebhookDispatcher(services, { logger });
+      const dispatcher = new WebhookDispatcher(services, {
+        logger,
+        leaseMs: services.config.recovery?.webhookLeaseMs ?? LEASE_MS,
+      });
       // This process exists to dispatch: a poll of 0 (meant for API processes) means the default here.
       const pollMs = config.webhooksPollMs || 1000;
       dispatcher.start(pollMs);

@@ -60,6 +60,12 @@ export async function expectUnavailableEverywhere(app: ObolusOnDatabase, intent:
   }
   for (const answer of [...answers, transactions, dashboard, ...pages]) expectNothingOfTheDriver(answer.text);
   expect((await call(app.url, 'GET', '/healthz')).status).toBe(200);
+  // Metrics matter most now: the scrape answers (the review gauge keeps its last count).
+  const metricsUrl = /Metrics\s+(http:\S+)/.exec(app.serve.output())?.[1];
+  expect(metricsUrl).toMatch(/^http:/);
+  const metrics = await fetch(metricsUrl as string);
+  expect(metrics.status).toBe(200);
+  expect(await metrics.text()).toContain('obolus_payment_attempts_requires_review');
   const ready = await call(app.url, 'GET', '/readyz');
   expect(ready.status).toBe(503);
   expect(ready.ms).toBeLessThan(ANSWER_WITHIN_MS);

@@ -33,6 +33,7 @@ export const OUTAGE_ENV: Record<string, string> = {
   OBOLUS_API_RATE_LIMIT_SANDBOX: '10000',
   OBOLUS_API_RATE_LIMIT_ADDRESS: '100000',
   OBOLUS_LOG_LEVEL: 'info',
+  OBOLUS_METRICS_PORT: '0',
 };
 
 export interface Answer {

@@ -11,7 +11,9 @@ export function usePaymentMetrics(registry: Registry, services: Services): void 
     help: 'Payment attempts still of unknown outcome after OBOLUS_REVIEW_UNKNOWN_AFTER_MS: an operator should look (docs/live.md).',
     registers: [registry],
     async collect() {
-      this.set(await services.repos.payments.countAwaitingReview());
+      // While the database is away the scrape still answers, with the last count and the rest.
+      const count = await services.repos.payments.countAwaitingReview().catch(() => null);
+      if (count !== null) this.set(count);
     },
   });
 }
