@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type ObolusOnDatabase, startObolusOn, startWorker } from './support/outage.ts';
-import { expectApiUnavailable, expectToLiveThrough } from './support/outage-checks.ts';
+import {
+  expectAlive,
+  expectApiUnavailable,
+  expectToLiveThrough,
+  RECOVER_WITHIN_MS,
+  recoveryTime,
+} from './support/outage-checks.ts';
 import { type PrivateCluster, startPrivateCluster } from './support/private-postgres.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 
@@ -57,4 +63,30 @@ describe.skipIf(!POSTGRES)('PostgreSQL failover to a promoted replica under load
     expect(worker.child.exitCode).toBeNull();
     expect(worker.output()).toContain('webhook dispatch works again');
   }, 120_000);
+
+  it('a network partition: 503 within 5 s while nothing gets through, served again once it heals', async () => {
+    const key = app.shop.secretKey;
+    const before = await call(app.url, 'POST', '/api/v1/payment-intents', {
+      key,
+      body: { amount: 1200, currency: 'USD', mode: 'sandbox' },
+    });
+    expect(before.status).toBe(200);
+    address.partition(true);
+    // Pooled connections hear nothing (the statement deadline), new ones never connect (the connect timeout).
+    const answers = await Promise.all([
+      call(app.url, 'POST', '/api/v1/payment-intents', {
+        key,
+        body: { amount: 1300, currency: 'USD', mode: 'sandbox' },
+      }),
+      call(app.url, 'GET', `/api/v1/payment-intents/${before.json.id}`, { key }),
+      call(app.url, 'GET', '/api/v1/payment-intents?limit=3', { key }),
+      call(app.url, 'GET', '/api/v1/events?limit=3', { key }),
+    ]);
+    for (const answer of answers) expectApiUnavailable(answer);
+    expect((await call(app.url, 'GET', '/readyz')).status).toBe(503);
+    expectAlive(app);
+    address.partition(false);
+    expect(await recoveryTime(app, Date.now())).toBeLessThan(RECOVER_WITHIN_MS);
+    expect((await call(app.url, 'GET', `/api/v1/payment-intents/${before.json.id}`, { key })).status).toBe(200);
+  }, 60_000);
 });

@@ -16,6 +16,12 @@ export interface TcpProxy {
   port: number;
   /** New connections go to `backends` from now on; open ones are cut (haproxy's shutdown-sessions). */
   point(...backends: Backend[]): void;
+  /**
+   * A network partition: while on, nothing passes either way (open connections go silent, new
+   * ones are accepted and hear nothing); turned off, the connections of before are gone, as
+   * after a partition that outlasted TCP's patience.
+   */
+  partition(on: boolean): void;
   /** How many connections each backend was given, by `host:port`. */
   given(): Map<string, number>;
   close(): Promise<void>;
@@ -25,6 +31,8 @@ export async function startTcpProxy(backends: Backend[], listen = { host: '127.0
   let targets = backends;
   let next = 0;
   const open = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
+  let partitioned = false;
   const given = new Map<string, number>();
   const track = (socket: Socket) => {
     open.add(socket);
@@ -47,14 +55,19 @@ export async function startTcpProxy(backends: Backend[], listen = { host: '127.0
       given.set(key, (given.get(key) ?? 0) + 1);
       client.pipe(upstream).pipe(client);
       client.resume();
+      const pair: [Socket, Socket] = [client, upstream];
+      pairs.add(pair);
       upstream.once('close', () => client.destroy());
-      client.once('close', () => upstream.destroy());
+      client.once('close', () => {
+        upstream.destroy();
+        pairs.delete(pair);
+      });
     });
   };
   const server = createServer({ pauseOnConnect: true }, (client) => {
     track(client);
     client.on('error', () => client.destroy());
-    relay(client, 0);
+    if (!partitioned) relay(client, 0);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -70,6 +83,16 @@ export async function startTcpProxy(backends: Backend[], listen = { host: '127.0
     point: (...backends) => {
       targets = backends;
       cut();
+    },
+    partition: (on) => {
+      partitioned = on;
+      if (!on) return cut();
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
     },
     given: () => new Map(given),
     close: async () => {
