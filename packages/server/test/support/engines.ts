@@ -24,6 +24,16 @@ export const PAGE_ENGINES: Engine[] = ['sqlite'];
 if (PG_URL) process.env.OBOLUS_MASTER_KEY ||= randomBytes(32).toString('base64');
 /** Test files run side by side: each `obolus serve` they spawn takes a free metrics port, not the shared default. */
 process.env.OBOLUS_METRICS_PORT ||= '0';
+/**
+ * A CI machine running two test files, Chromium and a dozen `obolus` processes on two cores is
+ * slow, not a database outage: the suite's servers wait longer than production's 2 s before
+ * answering 503 (decision 0221). The outage tests set short timeouts of their own.
+ */
+export const SUITE_DATABASE_TIMEOUTS = {
+  OBOLUS_DATABASE_CONNECT_TIMEOUT_MS: '10000',
+  OBOLUS_DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+};
+for (const [name, value] of Object.entries(SUITE_DATABASE_TIMEOUTS)) process.env[name] ||= value;
 
 export interface TestDatabase {
   engine: Engine;

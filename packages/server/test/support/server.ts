@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Engine } from '../../src/store/database.ts';
 import { assertResponseInContract } from './contract.ts';
-import { createTestDatabase, type TestDatabase } from './engines.ts';
+import { createTestDatabase, SUITE_DATABASE_TIMEOUTS, type TestDatabase } from './engines.ts';
 import { freePort } from './free-port.ts';
 
 export interface TestAccount {
@@ -75,6 +75,7 @@ export async function startTestServer(
         OBOLUS_BASE_URL: `http://127.0.0.1:${port}`,
         OBOLUS_MASTER_KEY: process.env.OBOLUS_MASTER_KEY,
         OBOLUS_METRICS_PORT: '0',
+        ...SUITE_DATABASE_TIMEOUTS,
         // Suites send many quick requests with one key; rate-limit tests set their own limits.
         ...NO_RATE_LIMITS,
       }),
