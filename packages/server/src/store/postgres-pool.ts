@@ -19,7 +19,7 @@ export const migrationTimeouts = (timeouts: DatabaseTimeouts): DatabaseTimeouts 
  */
 const READ_MARGIN_MS = 500;
 
-/** Whole milliseconds in `range`, from the environment variable `name`. */
+/** OBOLUS_DATABASE_CONNECT_TIMEOUT_MS and OBOLUS_DATABASE_STATEMENT_TIMEOUT_MS, whole milliseconds. */
 export function parseDatabaseTimeouts(env: NodeJS.ProcessEnv): DatabaseTimeouts {
   const read = (name: string, fallback: number, max: number) => {
     const text = env[name] || String(fallback);
