@@ -22,6 +22,8 @@ interface Receipt {
 type Session = { payment_intent: string; client_secret?: string; receipt?: Receipt };
 
 const config = JSON.parse(document.getElementById('checkout-config')?.textContent ?? '{}') as HostedConfig;
+const UNAVAILABLE = 'Payments are briefly unavailable. Reload this page in a few seconds.';
+
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
 
 async function session(newPurchase: boolean): Promise<Session> {
@@ -31,9 +33,13 @@ async function session(newPurchase: boolean): Promise<Session> {
     body: JSON.stringify(newPurchase ? { new_purchase: true } : {}),
     credentials: 'same-origin',
   });
-  const body = (await response.json().catch(() => null)) as (Session & { error?: { message: string } }) | null;
-  if (!response.ok || !body?.payment_intent) throw new Error(body?.error?.message ?? 'The checkout could not start.');
-  return body;
+  const body = (await response.json().catch(() => null)) as
+    | (Session & { error?: { code: string; message: string } })
+    | null;
+  if (response.ok && body?.payment_intent) return body;
+  // The database briefly away (decision 0220): said in the shopper's words.
+  if (body?.error?.code === 'database_unavailable') throw new Error(UNAVAILABLE);
+  throw new Error(body?.error?.message ?? 'The checkout could not start.');
 }
 
 function successTarget(paymentIntent: string): string | null {
