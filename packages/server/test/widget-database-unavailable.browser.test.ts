@@ -101,4 +101,26 @@ describe.skipIf(!volume)('the widget while the database is unavailable', () => {
     await widget.getByRole('heading', { name: 'Payment successful' }).waitFor();
     expect(refused).toBe(2);
   });
+
+  it('the hosted checkout page: a checkout that cannot start says to reload, in the shopper words', async () => {
+    const product = await obolus.call('POST', '/api/v1/products', {
+      key: shop.secretKey,
+      body: { name: 'Tea', amount: 900, currency: 'USD', mode: 'sandbox' },
+    });
+    const context = await browser.context();
+    await context.route(`**/${product.json.id}/checkout`, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        headers: { 'retry-after': '2' },
+        body: JSON.stringify(errorBody(databaseUnavailable(), 'req_unavailable')),
+      }),
+    );
+    const page = await context.newPage();
+    await page.goto(`${obolus.url}/${product.json.id}`);
+    await expect
+      .poll(() => page.locator('#problem').textContent())
+      .toBe('Payments are briefly unavailable. Reload this page in a few seconds.');
+    await page.screenshot({ path: artifactPath('database-unavailable-hosted.png') });
+  });
 });
