@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Listening, type ObolusOnDatabase, startListen, startObolusOn } from './support/outage.ts';
@@ -53,4 +54,26 @@ describe.skipIf(!POSTGRES)('PostgreSQL crash and restart under load', () => {
     expect(listen.output()).toContain('Connected to the API again.');
     expect(listen.child.exitCode).toBeNull();
   }, 120_000);
+
+  it('a worker that dies while the database is away is replaced once it is back', async () => {
+    const primary = app.serve.child.pid as number;
+    const workers = childrenOf(primary);
+    expect(workers).toHaveLength(2);
+    await cluster.crash();
+    process.kill(workers[0] as number, 'SIGKILL');
+    // A new worker starts, cannot migrate, exits; the primary says so and tries again.
+    await until(() => app.serve.output().includes('could not replace a worker'), 30_000);
+    await cluster.start();
+    await until(() => app.serve.output().includes('worker replaced'), 30_000);
+    expect(childrenOf(primary)).toHaveLength(2);
+    expect(app.serve.child.exitCode).toBeNull();
+    expect((await call(app.url, 'GET', '/readyz')).status).toBe(200);
+  }, 60_000);
 });
+
+const childrenOf = (pid: number) =>
+  execFileSync('pgrep', ['-P', String(pid)])
+    .toString()
+    .trim()
+    .split('\n')
+    .map(Number);

@@ -51,8 +51,6 @@ describe.skipIf(unavailable !== null)('three Obolus hosts behind a load balancer
       OBOLUS_BASE_URL: `http://127.0.0.1:${balancer.port}`,
       OBOLUS_WEBHOOKS_POLL_MS: '200',
       OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
-      OBOLUS_TEST_HOOKS: '1',
-      OBOLUS_TEST_RECOVERY_MS: '1000',
       OBOLUS_API_RATE_LIMIT_LIVE: String(RATE_LIMIT),
       OBOLUS_API_RATE_LIMIT_SANDBOX: '100000',
       OBOLUS_API_RATE_LIMIT_ADDRESS: 'off',

@@ -10,6 +10,9 @@ import type { Running } from './serve.ts';
 /** The most processes `serve --workers` starts: far more than cores only adds switching. */
 export const MAX_WORKERS = 64;
 
+/** How long the primary waits to try again when a replacement worker could not start. */
+const REPLACE_RETRY_MS = 5000;
+
 /**
  * `obolus serve --workers N`, primary side (PostgreSQL only, so never a demo account): migrates once, then
  * forks N workers that share the port (node:cluster hands out connections) and only the
@@ -36,9 +39,18 @@ export async function runPrimary(config: Config, logger: Logger, workers: number
         if (!ready) return reject(new Error(`a worker exited with ${code ?? signal} before it served`));
         // Died while serving: the others carry on, and a new one takes its place.
         logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
-        fork().catch((error) => logger.error({ err: error }, 'could not replace a worker'));
+        replace();
       });
     });
+  // A worker cannot start while the database is away (it migrates first): try again until it can.
+  const replace = () =>
+    fork().then(
+      (worker) => logger.info({ pid: worker.process.pid }, 'worker replaced'),
+      (error) => {
+        logger.error({ err: error }, `could not replace a worker; trying again in ${REPLACE_RETRY_MS / 1000} s`);
+        if (!stopping) setTimeout(replace, REPLACE_RETRY_MS);
+      },
+    );
   const stop = async () => {
     stopping = true;
     const running = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
