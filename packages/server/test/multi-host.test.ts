@@ -7,7 +7,7 @@ import { OBOLUS_BIN } from './support/cli.ts';
 import { makeTestNetwork, type TestNetwork } from './support/netns.ts';
 import { call, encryptionKey, firstAccount, pay, type Storefront, startPaymentLoad } from './support/outage.ts';
 import { type PrivateCluster, startPrivateCluster } from './support/private-postgres.ts';
-import { type SecondProcess, startServeProcess } from './support/second-process.ts';
+import { killOnExit, type SecondProcess, startServeProcess } from './support/second-process.ts';
 import type { TestAccount } from './support/server.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { until } from './support/until.ts';
@@ -198,6 +198,7 @@ async function startRelay(exec: string[], port: number, gateway: string): Promis
     [...exec.slice(1), process.execPath, RELAY, '127.0.0.1', String(port), gateway, String(port)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  killOnExit(relay);
   let output = '';
   relay.stdout?.on('data', (d) => (output += d));
   await until(() => output.includes('relaying'), 10_000);

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import { openServices } from '../../src/services.ts';
 import { OBOLUS_BIN } from './cli.ts';
-import { type SecondProcess, startServeProcess } from './second-process.ts';
+import { killOnExit, type SecondProcess, startServeProcess } from './second-process.ts';
 import type { TestAccount, TestServer } from './server.ts';
 import { until } from './until.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
@@ -156,6 +156,7 @@ export async function startWorker(databaseUrl: string): Promise<{ child: ChildPr
     env: { ...process.env, ...OUTAGE_ENV, OBOLUS_DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
@@ -178,6 +179,7 @@ export async function startListen(app: ObolusOnDatabase): Promise<Listening> {
   const child = spawn(process.execPath, [OBOLUS_BIN, ...args, '--interval', '200'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));

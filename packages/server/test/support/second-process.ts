@@ -57,6 +57,7 @@ export async function startServeProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
@@ -85,6 +86,13 @@ export async function startServeProcess(
       child.kill(signal);
     });
   return { url, child, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+}
+
+/** A child still running when the test process ends (a hook timed out, a crash) ends with it. */
+export function killOnExit(child: ChildProcess): void {
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
 }
 
 /**
