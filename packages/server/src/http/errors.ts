@@ -28,13 +28,14 @@ export function toApiError(error: FastifyError | Error): ApiError {
   return new ApiError('internal_error', 'An unexpected error occurred on our side. Try again later.');
 }
 
+/** About a PostgreSQL restart; during a failover callers come back every 2 s until it is over. */
+export const DATABASE_RETRY_AFTER_S = 2;
+
 /**
  * The store could not be used (a restart, a failover, a full disk): a 503 the caller may
  * retry, never the driver's words (decision 0220). Load balancers drain the process meanwhile
  * through GET /readyz.
  */
-export const DATABASE_RETRY_AFTER_S = 2;
-
 export const databaseUnavailable = () =>
   new ApiError(
     'database_unavailable',
