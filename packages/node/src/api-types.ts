@@ -72,9 +72,16 @@ export interface Transaction {
   processor: string;
   processor_payment_id: string | null;
   processor_charge_id: string | null;
-  /** Outcome still unknown after the review delay: an operator should look */
+  /** An operator should look: the outcome is still unknown after the review delay, or the acquirer named another amount or payment, or made more than one payment for this attempt (review_reason) */
   requires_review: boolean;
+  review_reason: "amount_mismatch" | "payment_mismatch" | "duplicate_payments" | null;
   late_approval_reversal: string | null;
+  /** Other payments the acquirer made for this attempt (a payment sent twice), each given back */
+  duplicate_payments: Array<{
+    /** The acquirer's id of another payment made for this attempt */
+    processor_payment_id: string;
+    given_back: string | null;
+  }>;
   /** Unix seconds, may carry a fraction */
   updated: number;
   refunds: Array<Refund>;

@@ -40,6 +40,41 @@ export class ChargebacksRepository implements ChargebackStore {
     });
   }
 
+  reinstate(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('transactions')
+        .set((eb) => ({
+          chargeback: 0,
+          // Back to what the refunds made it before the chargeback.
+          status: eb
+            .case()
+            .when('refunded_amount', '=', 0)
+            .then(eb.lit(TX_STATUS.settled))
+            .when('refunded_amount', '>=', eb.ref('amount'))
+            .then(eb.lit(TX_STATUS.refunded))
+            .else(eb.lit(TX_STATUS.partiallyRefunded))
+            .end(),
+          updated_at: now,
+        }))
+        .where('account_id', '=', dispute.accountId)
+        .where('id', '=', dispute.transactionId)
+        .where('chargeback', '=', 1)
+        .where('status', '=', TX_STATUS.chargeback)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return null;
+      const transaction = toTransaction(row);
+      const refunds = transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [row.id]) : [];
+      await appendEvents(trx, events(transaction, refunds), now);
+      return { transaction, refunds };
+    });
+  }
+
   /** A worker's query, so it spans accounts; each dispute is then recorded scoped by its account. */
   async dueSandboxDisputes(now: number, limit: number): Promise<DueDispute[]> {
     const rows = await this.#db

@@ -76,6 +76,11 @@ export class PaymentsRepository implements PaymentStore {
           card_funding: row.card_funding,
           processor_payment_ref: row.processor_payment_ref,
           processor_charge_ref: row.processor_charge_ref,
+          duplicate_payments: row.duplicate_payments,
+          follow_up_at: row.follow_up_at,
+          // A review raised meanwhile (the reconciler's) is kept.
+          review_requested_at: (eb) => eb.fn.coalesce('review_requested_at', sql.val(row.review_requested_at)),
+          review_reason: (eb) => eb.fn.coalesce('review_reason', sql.val(row.review_reason)),
           updated_at: row.updated_at,
         })
         .where('id', '=', tx.id)
@@ -208,25 +213,53 @@ export class PaymentsRepository implements PaymentStore {
     });
   }
 
-  async recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean> {
+  async recordFollowUp(before: Transaction, after: Transaction, events: EventDraft[]): Promise<boolean> {
+    const row = transactionRow(after);
     return this.#writes.run(async (trx) => {
       const won = await trx
         .updateTable('transactions')
         .set({
-          reversal: tx.reversal,
-          processor_payment_ref: tx.processorPaymentRef,
-          processor_charge_ref: tx.processorChargeRef,
-          updated_at: tx.updatedAt,
+          reversal: row.reversal,
+          duplicate_payments: row.duplicate_payments,
+          follow_up_at: row.follow_up_at,
+          review_requested_at: row.review_requested_at,
+          review_reason: row.review_reason,
+          processor_payment_ref: row.processor_payment_ref,
+          processor_charge_ref: row.processor_charge_ref,
+          updated_at: row.updated_at,
         })
-        .where('id', '=', tx.id)
-        .where('account_id', '=', tx.accountId)
-        .where('status', 'in', [TX_STATUS.declined, TX_STATUS.failed])
-        .where('reversal', 'is', null)
+        .where('id', '=', before.id)
+        .where('account_id', '=', before.accountId)
+        .where('updated_at', '=', before.updatedAt)
         .executeTakeFirst();
       if (won.numUpdatedRows === 0n) return false;
-      await appendEvents(trx, events, tx.updatedAt);
+      await appendEvents(trx, events, after.updatedAt);
       return true;
     });
+  }
+
+  /** Served by the partial index transactions_follow_up (migration 0100): follow-ups are few. */
+  async dueFollowUps(query: {
+    processors: readonly string[];
+    now: number;
+    after: { followUpAt: number; id: string } | null;
+    limit: number;
+  }): Promise<Transaction[]> {
+    if (query.processors.length === 0) return [];
+    let select = this.#db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('follow_up_at', 'is not', null)
+      .where('follow_up_at', '<=', query.now)
+      .where('processor', 'in', query.processors);
+    const { after } = query;
+    if (after) {
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('follow_up_at', 'id'), '>', tuple(after.followUpAt, after.id)),
+      );
+    }
+    const rows = await select.orderBy('follow_up_at').orderBy('id').limit(query.limit).execute();
+    return rows.map(toTransaction);
   }
 
   async countAwaitingReview(): Promise<number> {
