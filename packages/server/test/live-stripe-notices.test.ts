@@ -83,7 +83,8 @@ describe.each(ENGINES)(
       const res = await s.pay(intent.client_secret, '4000000000000259');
       await eventually(async () => expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50 }));
       const dispute = s.double.webhooks.events.find((e) => e.type === 'charge.dispute.created');
-      s.double.payments.closeDispute(String((dispute?.data as { object: { id: string } }).object.id), 'won');
+      const disputed = dispute?.data as { object: { id: string } } | undefined;
+      s.double.payments.closeDispute(String(disputed?.object.id), 'won');
       await eventually(async () => expect(statusesOf('charge.dispute.closed')).toEqual([200]));
       expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 20, chargeback: false });
     });
