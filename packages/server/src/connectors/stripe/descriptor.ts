@@ -19,8 +19,29 @@ const FORBIDDEN_ONE = /[<>\\'"*]/;
 /** The room the suffix has: 22 characters less the prefix and its `* `. */
 export const suffixRoom = (prefixLength: number) => COMPLETE_MAX - prefixLength - 2;
 
+/** Latin letters that no accent-stripping turns into ASCII. */
+const LATIN_LETTERS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+};
+
 export function stripeSuffixOf(descriptor: string, prefixLength = LONGEST_PREFIX): DescriptorCheck {
-  const latin = descriptor.normalize('NFD').replace(/\p{M}/gu, '').replace(FORBIDDEN, '').replace(/\s+/g, ' ').trim();
+  const latin = descriptor
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[ßæÆœŒøØłŁđĐ]/g, (c) => LATIN_LETTERS[c] ?? c)
+    .replace(FORBIDDEN, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (/[^\x20-\x7e]/.test(latin)) {
     return {
       ok: false,
