@@ -10,10 +10,10 @@ export const CHECKOUT_CHANNEL = 'pc_abcdefghijklmnopqrstuvwxyz';
  * The Checkout.com double on a loopback port, and the connector configuration that points at it.
  * Every exchange and event is held against Checkout.com's API definitions (`contract`).
  */
-export async function startTestCheckout(): Promise<
-  CheckoutDouble & { config(timeoutMs?: number): CheckoutConfig; contract: ContractWatch }
-> {
-  const double = watchDouble(await startCheckoutDouble(), new ContractWatch('checkout'));
+export async function startTestCheckout(
+  options: { secretKey?: string } = {},
+): Promise<CheckoutDouble & { config(timeoutMs?: number): CheckoutConfig; contract: ContractWatch }> {
+  const double = watchDouble(await startCheckoutDouble(options), new ContractWatch('checkout'));
   return Object.assign(double, {
     config: (timeoutMs = 600): CheckoutConfig => ({
       secretKey: double.secretKey,

@@ -9,10 +9,10 @@ export const STRIPE_WEBHOOK_SECRET = 'whsec_doubleTestSecret0000000000';
  * The Stripe double on a loopback port, and the connector configuration that points at it.
  * Every exchange and event is held against Stripe's API definitions (`contract`).
  */
-export async function startTestStripe(): Promise<
-  StripeDouble & { config(timeoutMs?: number): StripeConfig; contract: ContractWatch }
-> {
-  const double = watchDouble(await startStripeDouble(), new ContractWatch('stripe'));
+export async function startTestStripe(
+  options: { secretKey?: string } = {},
+): Promise<StripeDouble & { config(timeoutMs?: number): StripeConfig; contract: ContractWatch }> {
+  const double = watchDouble(await startStripeDouble(options), new ContractWatch('stripe'));
   return Object.assign(double, {
     config: (timeoutMs = 600): StripeConfig => ({
       secretKey: double.secretKey,
