@@ -45,9 +45,7 @@ async function verify(connector: 'stripe' | 'checkout', env: Record<string, stri
 /** The table's rows (up to the first blank line) as [step, agrees]. */
 const verdicts = (output: string) => {
   const lines = output.split('\n').slice(2);
-  return lines
-    .slice(0, lines.indexOf(''))
-    .map((line) => [line.split(/\s{2,}/)[0], line.split(/\s{2,}/).at(-1)]);
+  return lines.slice(0, lines.indexOf('')).map((line) => [line.split(/\s{2,}/)[0], line.split(/\s{2,}/).at(-1)]);
 };
 
 describe('obolus verify-connector', () => {
