@@ -213,7 +213,13 @@ export class Payments {
   completeThreeDS(id: string, passed: boolean): string | null {
     const payment = this.#byId.get(id);
     if (payment?.status !== 'Pending') return null;
-    payment.threeDS = { downgraded: false, enrolled: 'Y', authentication_response: passed ? 'Y' : 'N' };
+    // `challenged` (the current API's 3ds object): the shopper saw the issuer's page.
+    payment.threeDS = {
+      downgraded: false,
+      enrolled: 'Y',
+      authentication_response: passed ? 'Y' : 'N',
+      challenged: true,
+    };
     this.#decide(payment, passed ? '10000' : '20151');
     const url = new URL(passed ? payment.successUrl : payment.failureUrl);
     url.searchParams.set('cko-session-id', ckoId('sid'));
