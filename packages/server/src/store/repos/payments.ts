@@ -1,4 +1,4 @@
-import { type Transaction as DbTransaction, type Kysely, sql } from 'kysely';
+import { type Transaction as DbTransaction, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { PaymentIntent } from '../../domain/intents.ts';
 import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
@@ -10,6 +10,8 @@ import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
 import { toTransaction, transactionRow } from './transactions.ts';
+
+type AttemptsQuery = SelectQueryBuilder<Database, 'transactions', Selectable<Database['transactions']>>;
 
 async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<PaymentIntent> {
   return toIntent(await trx.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
@@ -179,21 +181,34 @@ export class PaymentsRepository implements PaymentStore {
     after: { createdAt: number; id: string } | null;
     limit: number;
   }): Promise<Transaction[]> {
-    if (query.processors.length === 0) return [];
-    let select = this.#db
-      .selectFrom('transactions')
-      .selectAll()
-      // A literal, not a parameter: SQLite matches a partial index only against literals.
-      .where('status', '=', sql.lit(TX_STATUS.pending))
-      .where('created_at', '<', query.startedBefore)
-      .where('processor', 'in', query.processors);
     const { after } = query;
+    return this.#attemptsPage(
+      query.processors,
+      (select) =>
+        select
+          // A literal, not a parameter: SQLite matches a partial index only against literals.
+          .where('status', '=', sql.lit(TX_STATUS.pending))
+          .where('created_at', '<', query.startedBefore),
+      'created_at',
+      after && { at: after.createdAt, id: after.id },
+      query.limit,
+    );
+  }
+
+  /** A page of a processor's attempts in (`order`, id) order, strictly after `after`. */
+  async #attemptsPage(
+    processors: readonly string[],
+    filter: (select: AttemptsQuery) => AttemptsQuery,
+    order: 'created_at' | 'follow_up_at',
+    after: { at: number; id: string } | null,
+    limit: number,
+  ): Promise<Transaction[]> {
+    if (processors.length === 0) return [];
+    let select = filter(this.#db.selectFrom('transactions').selectAll().where('processor', 'in', processors));
     if (after) {
-      select = select.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('created_at', 'id'), '>', tuple(after.createdAt, after.id)),
-      );
+      select = select.where(({ eb, refTuple, tuple }) => eb(refTuple(order, 'id'), '>', tuple(after.at, after.id)));
     }
-    const rows = await select.orderBy('created_at').orderBy('id').limit(query.limit).execute();
+    const rows = await select.orderBy(order).orderBy('id').limit(limit).execute();
     return rows.map(toTransaction);
   }
 
@@ -245,21 +260,14 @@ export class PaymentsRepository implements PaymentStore {
     after: { followUpAt: number; id: string } | null;
     limit: number;
   }): Promise<Transaction[]> {
-    if (query.processors.length === 0) return [];
-    let select = this.#db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('follow_up_at', 'is not', null)
-      .where('follow_up_at', '<=', query.now)
-      .where('processor', 'in', query.processors);
     const { after } = query;
-    if (after) {
-      select = select.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('follow_up_at', 'id'), '>', tuple(after.followUpAt, after.id)),
-      );
-    }
-    const rows = await select.orderBy('follow_up_at').orderBy('id').limit(query.limit).execute();
-    return rows.map(toTransaction);
+    return this.#attemptsPage(
+      query.processors,
+      (select) => select.where('follow_up_at', 'is not', null).where('follow_up_at', '<=', query.now),
+      'follow_up_at',
+      after && { at: after.followUpAt, id: after.id },
+      query.limit,
+    );
   }
 
   async countAwaitingReview(): Promise<number> {
