@@ -1,8 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { Ajv } from 'ajv';
 import type { Exchange } from '../../src/dev/double-http.ts';
 import { decodeForm } from '../../src/dev/stripe-double/form.ts';
+import {
+  check,
+  checkoutDoc,
+  checkoutPages,
+  exact,
+  forms,
+  type Json,
+  parse,
+  pointer,
+  prime,
+  stripeDoc,
+  stripeEventTypes,
+  templateOf,
+} from './acquirer-definitions.ts';
 
 /**
  * The acquirers' published API definitions, held against every request a connector sends to
@@ -17,111 +29,7 @@ import { decodeForm } from '../../src/dev/stripe-double/form.ts';
  * docs/live.md). The validator takes them out of the request before checking the rest.
  */
 
-type Json = Record<string, any>;
-
-const FIXTURES = new URL('../fixtures/acquirers/', import.meta.url);
-const load = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as Json;
-
 export const RAW_CARD_EXEMPTION = 'payment_method_data[card] (Stripe raw card data, outside the published API)';
-
-/** OpenAPI 3.0 into what Ajv compiles: discriminators as if/then, refs outside the excerpt open. */
-function prepare(document: Json): { document: Json; open: string[] } {
-  const doc = structuredClone(document);
-  const schemas = doc.components.schemas as Json;
-  const open = new Set<string>();
-  for (const [name, schema] of Object.entries(schemas)) {
-    const mapping = (schema as Json).discriminator?.mapping as Record<string, string> | undefined;
-    if (!mapping) continue;
-    const { discriminator: _, ...base } = schema as Json;
-    schemas[`${name}__base`] = base;
-    const branches = Object.entries(mapping).map(([type, ref]) => ({
-      if: { properties: { type: { const: type } }, required: ['type'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword
-      then: { $ref: ref },
-    }));
-    schemas[name] = { allOf: [{ $ref: `#/components/schemas/${name}__base` }, ...branches] };
-    // A variant includes its base: the base without the branches, or it would loop.
-    for (const ref of Object.values(mapping)) {
-      const variant = ref.split('/').pop() as string;
-      if (schemas[variant]) schemas[variant] = retarget(schemas[variant], name);
-    }
-  }
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(walk);
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    const record = node as Json;
-    // A oneOf without a discriminator (payment or payout details) can match both where the
-    // variants share their fields (a Declined payment is a valid payout too): read it as anyOf.
-    if (Array.isArray(record.oneOf) && !record.discriminator) {
-      record.anyOf = record.oneOf;
-      delete record.oneOf;
-    }
-    // OpenAPI 3.0's nullable on a schema without a type (a $ref, an anyOf): null is one more choice.
-    if (record.nullable === true && record.type === undefined) {
-      const { nullable: _, ...rest } = record;
-      for (const key of Object.keys(record)) delete record[key];
-      record.anyOf = [rest, { type: 'null' }];
-    }
-    const ref = record.$ref;
-    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/') && !(ref.slice(21) in schemas)) {
-      open.add(ref.slice(21));
-      delete record.$ref;
-    }
-    Object.values(record).forEach(walk);
-  };
-  walk(doc);
-  return { document: doc, open: [...open].sort() };
-}
-
-const retarget = (schema: Json, base: string): Json =>
-  JSON.parse(
-    JSON.stringify(schema).replaceAll(`"#/components/schemas/${base}"`, `"#/components/schemas/${base}__base"`),
-  );
-
-const stripeDoc = prepare(load('stripe-openapi.json'));
-const checkoutDoc = prepare(load('checkout-openapi.json'));
-const checkoutPages = load('checkout-docs.json');
-
-const newAjv = (coerceTypes: boolean) => {
-  const ajv = addFormats.default(new Ajv({ strict: false, allErrors: false, coerceTypes, logger: false }));
-  ajv.addSchema(stripeDoc.document, 'stripe');
-  ajv.addSchema(checkoutDoc.document, 'checkout');
-  ajv.addSchema(checkoutPages, 'checkout-docs');
-  return ajv;
-};
-/** JSON bodies and answers are checked as they are; Stripe's form-encoded requests carry every value as text. */
-const exact = newAjv(false);
-const forms = newAjv(true);
-
-const compiled = new Map<string, ValidateFunction>();
-function validatorOf(ajv: Ajv, ref: string): ValidateFunction {
-  const key = `${ajv === forms ? 'form' : 'json'} ${ref}`;
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
-    compiled.set(key, validate);
-  }
-  return validate;
-}
-
-const pointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-
-function check(ajv: Ajv, ref: string, value: unknown, what: string): string[] {
-  const validate = validatorOf(ajv, ref);
-  if (validate(value)) return [];
-  return [`${what}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`];
-}
-
-/** The path template of `path` in `document`, literal segments before parameters. */
-function templateOf(document: Json, path: string): string | undefined {
-  const templates = Object.keys(document.paths).sort((a, b) => a.split('{').length - b.split('{').length);
-  return templates.find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
-}
-
-const parse = (text: string): unknown => (text === '' ? null : JSON.parse(text));
 
 /** Stripe: request parameters, the documented answer, and nothing outside the document but the exemption. */
 export function stripeViolations(x: Exchange): string[] {
@@ -251,8 +159,7 @@ const STRIPE_OBJECTS: [RegExp, string][] = [
 export function stripeEventViolations(event: Json): string[] {
   const what = `stripe event ${event.type}`;
   const problems = check(exact, 'stripe#/components/schemas/event', event, what);
-  const types = load('stripe-openapi.json')['x-webhook-event-types'] as string[];
-  if (!types.includes(event.type)) problems.push(`${what}: not an event type Stripe documents`);
+  if (!stripeEventTypes.has(event.type)) problems.push(`${what}: not an event type Stripe documents`);
   const object = STRIPE_OBJECTS.find(([pattern]) => pattern.test(String(event.type)))?.[1];
   if (object) problems.push(...check(exact, `stripe#/components/schemas/${object}`, event.data?.object, what));
   return problems;
@@ -266,34 +173,6 @@ export function checkoutEventViolations(event: Json): string[] {
   const kind = Object.keys(kinds).find((k) => kinds[k]?.includes(event.type));
   if (!kind) return [...problems, `${what}: not an event type Checkout.com documents`];
   return [...problems, ...check(exact, `checkout-docs#/webhooks/data/${kind}`, event.data, what)];
-}
-
-/** Compiles every schema an acquirer's checks use. */
-function prime(acquirer: 'stripe' | 'checkout'): void {
-  const doc = acquirer === 'stripe' ? stripeDoc.document : checkoutDoc.document;
-  for (const [path, methods] of Object.entries(doc.paths as Json)) {
-    for (const [method, operation] of Object.entries(methods as Json)) {
-      const base = `${acquirer}#/paths/${pointer(path)}/${method}`;
-      for (const [status, response] of Object.entries((operation as Json).responses as Json)) {
-        if ((response as Json).content?.['application/json']) {
-          validatorOf(exact, `${base}/responses/${status}/content/application~1json/schema`);
-        }
-      }
-      const body = (operation as Json).requestBody?.content ?? {};
-      if (body['application/json']) validatorOf(exact, `${base}/requestBody/content/application~1json/schema`);
-      if (body['application/x-www-form-urlencoded']) {
-        validatorOf(forms, `${base}/requestBody/content/application~1x-www-form-urlencoded/schema`);
-      }
-    }
-  }
-  if (acquirer === 'stripe') {
-    for (const name of ['event', 'payment_intent', 'refund', 'dispute', 'charge']) {
-      validatorOf(exact, `stripe#/components/schemas/${name}`);
-    }
-  } else {
-    for (const kind of ['payment', 'refund', 'dispute']) validatorOf(exact, `checkout-docs#/webhooks/data/${kind}`);
-    validatorOf(exact, 'checkout-docs#/webhooks/envelope');
-  }
 }
 
 /** Names left open because the copied excerpt does not reach them (other API resources). */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { applyProcessorNotice, type NoticeDeps } from '../../domain/payments/notices.ts';
 import { NoticeRejected } from '../../domain/payments/ports.ts';
-import { settleRefundNotice } from '../../domain/refunds.ts';
+import { settleRefundNotice } from '../../domain/refund-notices.ts';
 import { paymentDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 
