@@ -35,7 +35,7 @@ describe('Stripe requests', () => {
 
   it('a parameter Stripe does not define, or of the wrong type, is a violation', () => {
     expect(stripeViolations(stripeCreate('&card_number=4242424242424242')).join()).toMatch(/additional properties/);
-    expect(stripeViolations(stripeCreate('&statement_descriptor_suffix=' + 'x'.repeat(23))).join()).toMatch(/22/);
+    expect(stripeViolations(stripeCreate(`&statement_descriptor_suffix=${'x'.repeat(23)}`)).join()).toMatch(/22/);
     expect(stripeViolations(exchange({ path: '/v1/charges' })).join()).toMatch(/not an operation/);
   });
 
