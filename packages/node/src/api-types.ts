@@ -72,9 +72,16 @@ export interface Transaction {
   processor: string;
   processor_payment_id: string | null;
   processor_charge_id: string | null;
-  /** Outcome still unknown after the review delay: an operator should look */
+  /** An operator should look: the outcome is still unknown after the review delay, or the acquirer named another amount or payment, or made more than one payment for this attempt (review_reason) */
   requires_review: boolean;
+  review_reason: "amount_mismatch" | "payment_mismatch" | "duplicate_payments" | null;
   late_approval_reversal: string | null;
+  /** Other payments the acquirer made for this attempt (a payment sent twice), each given back */
+  duplicate_payments: Array<{
+    /** The acquirer's id of another payment made for this attempt */
+    processor_payment_id: string;
+    given_back: string | null;
+  }>;
   /** Unix seconds, may carry a fraction */
   updated: number;
   refunds: Array<Refund>;
@@ -215,7 +222,7 @@ export interface Event {
 export interface Error {
   error: {
     type: "invalid_request" | "authentication" | "server";
-    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
+    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "live_mode_unavailable" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
     message: string;
     /** The parameter at fault, e.g. `amount` or `metadata[size]` */
     param?: string;

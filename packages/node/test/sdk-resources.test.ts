@@ -32,7 +32,8 @@ describe.each(ENGINES)('@obolus/node against a real server (%s)', (engine) => {
     const own = await t.newAccount();
     const client = new Obolus(own.secretKey, { baseUrl: t.url, fetch: contractFetch });
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await client.paymentIntents.create({ amount: 100 + i, currency: 'USD' })).id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await client.paymentIntents.create({ amount: 100 + i, currency: 'USD', mode: 'sandbox' })).id);
     const seen: string[] = [];
     for await (const pi of client.paymentIntents.list({ limit: 3 })) seen.push(pi.id);
     expect(seen).toEqual([...ids].reverse());

@@ -44,9 +44,15 @@ describe('@obolus/node retries', () => {
 
   it('a given Idempotency-Key is the one sent, on every try', async () => {
     proxy.faults.push({ kind: 'unavailable' }, { kind: 'unavailable' });
-    const intent = await obolus.paymentIntents.create({ amount: 99, currency: 'USD' }, { idempotencyKey: 'order-42' });
+    const intent = await obolus.paymentIntents.create(
+      { amount: 99, currency: 'USD', mode: 'sandbox' },
+      { idempotencyKey: 'order-42' },
+    );
     expect(proxy.seen.map((r) => r.idempotencyKey)).toEqual(['order-42', 'order-42', 'order-42']);
-    const again = await obolus.paymentIntents.create({ amount: 99, currency: 'USD' }, { idempotencyKey: 'order-42' });
+    const again = await obolus.paymentIntents.create(
+      { amount: 99, currency: 'USD', mode: 'sandbox' },
+      { idempotencyKey: 'order-42' },
+    );
     expect(again).toEqual(intent);
   });
 
@@ -100,7 +106,7 @@ describe('@obolus/node retries', () => {
 
   it('409 idempotency_key_in_use is retried until the request holding the key has finished', async () => {
     // Another process is running a request with this key: the server answers 409 until it lets go.
-    const body = { amount: 77, currency: 'USD' };
+    const body = { amount: 77, currency: 'USD', mode: 'sandbox' as const };
     const hash = sha256Hex(`POST /api/v1/payment-intents\n${stringify(body)}`);
     const { idempotency } = t.server.services.repos;
     expect(await idempotency.claim(shop.id, 'held-key', hash, Date.now())).toEqual({ kind: 'claimed' });

@@ -3,7 +3,7 @@ import { setAccountStatus } from '../src/domain/accounts.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
-const VALID = { amount: 100, currency: 'USD' };
+const VALID = { amount: 100, currency: 'USD', mode: 'sandbox' };
 
 /** Every error: the §7.2 shape, a request id that matches the header, and never a 500. */
 function expectErrorShape(

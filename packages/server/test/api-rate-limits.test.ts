@@ -4,6 +4,7 @@ import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
 import { ENGINES } from './support/engines.ts';
+import { liveConnectorForTests } from './support/live-connector.ts';
 import { limits } from './support/rate-limits.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
@@ -32,11 +33,18 @@ describe('configuration', () => {
 
 describe.each(ENGINES)('API rate limits at their edges (%s)', (engine) => {
   let t: TestServer;
+  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   const clock = new ManualClock(WINDOW);
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { apiRateLimits: limits({ live: 5, sandbox: 3 }) } });
+    // Live intents need a live connector (decision 0199).
+    live = await liveConnectorForTests();
+    const apiRateLimits = limits({ live: 5, sandbox: 3 });
+    t = await startTestServer(engine, { clock, config: { apiRateLimits, liveConnector: live.liveConnector } });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await live?.close();
+  });
 
   const list = (shop: TestAccount) => t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
   const create = (shop: TestAccount, mode: 'live' | 'sandbox', idempotencyKey?: string) =>

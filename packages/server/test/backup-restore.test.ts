@@ -27,7 +27,10 @@ describe('obolus backup and restore (SQLite)', () => {
 
   const dir = () => dirname(t.database.url);
   const create = () =>
-    t.call('POST', '/api/v1/payment-intents', { key: shop.secretKey, body: { amount: 500, currency: 'USD' } });
+    t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: { amount: 500, currency: 'USD', mode: 'sandbox' },
+    });
 
   it('takes a consistent copy under write load, and restores it into a database a server reads', async () => {
     const file = join(dir(), 'backup.db');

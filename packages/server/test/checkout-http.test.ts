@@ -297,6 +297,17 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       expect((await session(product.id, 'obolus_checkout=garbage')).status).toBe(200);
     });
 
+    it('a live product on a server with no live connector starts no intent: 400 live_mode_unavailable', async () => {
+      const product = await createProduct({ mode: 'live' });
+      const before = (await t.call('GET', '/api/v1/payment-intents?limit=100', { key: shop.secretKey })).json.data;
+      const res = await session(product.id);
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 'live_mode_unavailable' });
+      expect((await t.call('GET', '/api/v1/payment-intents?limit=100', { key: shop.secretKey })).json.data).toEqual(
+        before,
+      );
+    });
+
     it('takes nothing from the browser: no amount, no mode, JSON only', async () => {
       const product = await createProduct();
       for (const body of [{ amount: 1 }, { mode: 'live' }]) {

@@ -115,6 +115,7 @@ describe.each(ENGINES)('intents started by the hosted checkout, per client addre
       intents: repos.intents,
       clock,
       starts: repos.checkoutStarts,
+      processors: t.server.services.processors,
     };
     const start = (clientAddress: string) =>
       startHostedCheckout(deps, {

@@ -428,7 +428,7 @@ describe('slow clients (slowloris)', () => {
   });
 
   it('a client trickling its body is answered 408 and cut off after the request timeout', async () => {
-    const body = JSON.stringify({ amount: 1000, currency: 'USD', reference: 'x'.repeat(40) });
+    const body = JSON.stringify({ amount: 1000, currency: 'USD', mode: 'sandbox', reference: 'x'.repeat(40) });
     const head = `POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${shop.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const { answer, closedAfterMs } = await slowClient(port(), head, body);
     timeoutError(answer);

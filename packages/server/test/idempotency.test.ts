@@ -8,10 +8,11 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
   let t: TestServer;
   let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
-  const create = (key: string, body: unknown, account = shop) =>
+  // Sandbox intents: this server has no live connector (live ones are refused, live_mode_unavailable).
+  const create = (key: string, body: Record<string, unknown>, account = shop) =>
     t.call('POST', '/api/v1/payment-intents', {
       key: account.secretKey,
-      body,
+      body: { mode: 'sandbox', ...body },
       headers: { 'idempotency-key': key },
     });
   const count = async (account = shop) =>

@@ -14,7 +14,11 @@ describe.each(ENGINES)(
     });
 
     const statusesOf = (type: string) => s.double.webhooks.sent.filter((w) => w.type === type).map((w) => w.status);
-    const lostAnswer = () => s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+    /** Approved, then a 500 (not kept under the key), and the lookup that would find it fails: unknown. */
+    const lostAnswer = () => {
+      s.double.arm('create', { fault: 'error_500_after' });
+      s.double.arm('search', { fault: 'error_500_before' });
+    };
     const paymentOf = (attemptId: string) => String(paymentsForAttempt(s.double, attemptId)[0]?.id);
 
     it('an approval over the live path: succeeded, with the card details and the Checkout.com payment id', async () => {
@@ -30,7 +34,7 @@ describe.each(ENGINES)(
       const res = await s.pay(intent.client_secret, '4242424242424242');
       expect(res.json.status).toBe('processing');
       await eventually(async () => expect((await s.intentOf(intent.id)).status).toBe('succeeded'));
-      expect(statusesOf('payment_approved')).toEqual([200]);
+      await eventually(async () => expect(statusesOf('payment_approved')).toEqual([200]));
     });
 
     it('with no webhook, the reconciler settles a lost answer by GET /payments?reference=, forward only', async () => {
@@ -48,6 +52,8 @@ describe.each(ENGINES)(
     });
 
     it('a forged Cko-Signature gets 400 and changes nothing; the genuine event then applies', async () => {
+      // No payment_captured meanwhile: the forged payment_approved is the only event.
+      s.double.payments.captureDelayMs = 60_000;
       s.double.webhooks.arm({ fault: 'bad_signature' });
       lostAnswer();
       const intent = await s.liveIntent();
@@ -74,7 +80,7 @@ describe.each(ENGINES)(
       const intent = await s.liveIntent();
       const res = await s.pay(intent.client_secret, '4242424242424242');
       expect(res.json.status).toBe('processing');
-      s.double.payments.dispute(paymentOf(res.json.transaction_id));
+      s.double.actions.dispute(paymentOf(res.json.transaction_id));
       await eventually(async () => expect(statusesOf('dispute_evidence_required')).toEqual([200]));
       expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50, chargeback: true });
       await eventually(async () => expect(statusesOf('payment_approved')).toEqual([200]));
@@ -101,6 +107,20 @@ describe.each(ENGINES)(
           refunds: [{ id: refund.json.id, status: 'succeeded' }],
         }),
       );
+    });
+
+    it.each([
+      ['won', 20, false],
+      ['canceled', 20, false],
+      ['lost', 50, true],
+    ] as const)('a dispute, then dispute_%s: status %i, chargeback %s', async (outcome, status, chargeback) => {
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      const dispute = s.double.actions.dispute(paymentOf(res.json.transaction_id));
+      await eventually(async () => expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50 }));
+      s.double.actions.closeDispute(String(dispute?.id), outcome);
+      await eventually(async () => expect(statusesOf(`dispute_${outcome}`)).toEqual([200]));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status, chargeback });
     });
   },
   20_000,

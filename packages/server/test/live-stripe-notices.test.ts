@@ -31,7 +31,7 @@ describe.each(ENGINES)(
       expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 20, processor: 'stripe' });
     });
 
-    it.each(['bad_signature', 'stale'] as const)(
+    it.each(['bad_signature', 'stale', 'future'] as const)(
       'a %s webhook gets 400 and changes nothing; the genuine one then applies',
       async (fault) => {
         s.double.webhooks.arm({ fault });
@@ -78,6 +78,39 @@ describe.each(ENGINES)(
       expect(disputed).toHaveLength(1);
     });
 
+    it('charge.dispute.closed as won gives the money back to the merchant: status 20, chargeback false', async () => {
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4000000000000259');
+      await eventually(async () => expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 50 }));
+      const dispute = s.double.webhooks.events.find((e) => e.type === 'charge.dispute.created');
+      const disputed = dispute?.data as { object: { id: string } } | undefined;
+      s.double.payments.closeDispute(String(disputed?.object.id), 'won');
+      await eventually(async () => expect(statusesOf('charge.dispute.closed')).toEqual([200]));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({ status: 20, chargeback: false });
+    });
+
+    it('item 9: a PaymentIntent that now shows another amount settles nothing: raised for review, a warning logged', async () => {
+      lostAnswer();
+      s.hooksOff();
+      const intent = await s.liveIntent();
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('processing');
+      const [payment] = intentsForAttempt(s.double, res.json.transaction_id);
+      if (!payment) throw new Error('no PaymentIntent at the double');
+      payment.pi.amount = 9999;
+      s.hooksOn();
+      const event = s.double.webhooks.events.find((e) => e.type === 'payment_intent.succeeded');
+      s.double.webhooks.resend(String(event?.id));
+      await eventually(async () => expect(statusesOf('payment_intent.succeeded')).toEqual([200]));
+      expect(await s.record(res.json.transaction_id)).toMatchObject({
+        status: 10,
+        requires_review: true,
+        review_reason: 'amount_mismatch',
+      });
+      expect((await s.intentOf(intent.id)).status).toBe('processing');
+      expect(s.t.logs()).toContain('acquirer notice does not match its attempt');
+    });
+
     it('out of order: a dispute before the approval we never heard of settles the payment, then records the chargeback', async () => {
       s.double.webhooks.arm({ fault: 'out_of_order', count: 2 });
       lostAnswer();
@@ -93,7 +126,24 @@ describe.each(ENGINES)(
     });
 
     it('a dispute of a payment Stripe does not know as ours waits (503) for a retry, and changes nothing', async () => {
-      s.double.webhooks.emit('charge.dispute.created', { id: 'dp_x', object: 'dispute', payment_intent: 'pi_unknown' });
+      // A dispute of a PaymentIntent that is not ours, in Stripe's shape.
+      s.double.webhooks.emit('charge.dispute.created', {
+        id: 'dp_x',
+        object: 'dispute',
+        amount: 2000,
+        balance_transactions: [],
+        charge: 'ch_unknown',
+        created: Math.floor(Date.now() / 1000),
+        currency: 'usd',
+        evidence: {},
+        evidence_details: { due_by: null, has_evidence: false, past_due: false, submission_count: 0 },
+        is_charge_refundable: false,
+        livemode: true,
+        metadata: {},
+        payment_intent: 'pi_unknown',
+        reason: 'fraudulent',
+        status: 'needs_response',
+      });
       await eventually(async () => expect(statusesOf('charge.dispute.created')).toEqual([503]));
     });
 

@@ -15,6 +15,11 @@ describe.each(ENGINES)(
     beforeEach(() => {
       s = suite();
     });
+    const createSandbox = (descriptor: string) =>
+      s.t.call('POST', '/api/v1/payment-intents', {
+        key: s.shop.secretKey,
+        body: { amount: 2000, currency: 'USD', mode: 'sandbox', descriptor },
+      });
 
     it('an approval: succeeded, with the card details and Stripe references on the transaction record', async () => {
       const intent = await s.liveIntent({ amount: 12345, descriptor: 'OBOLUS TEST SHOP', externalid: 'order-9' });
@@ -50,6 +55,36 @@ describe.each(ENGINES)(
       expect(stored).not.toMatch(/"cvc"/);
       expect(s.t.logs()).not.toContain('4242424242424242');
       expect(s.t.logs()).not.toContain(s.double.secretKey);
+    });
+
+    it('with a live connector, an intent without a mode is live (the spec default)', async () => {
+      const res = await s.t.call('POST', '/api/v1/payment-intents', {
+        key: s.shop.secretKey,
+        body: { amount: 2000, currency: 'USD' },
+      });
+      expect(res.json).toMatchObject({ mode: 'live', status: 'requires_payment' });
+    });
+
+    it('item 7: a descriptor Stripe cannot print is refused at creation, naming descriptor; one it can is adapted and sent', async () => {
+      for (const descriptor of ['東京ショップ', '12345 67890 12']) {
+        const refused = await s.t.call('POST', '/api/v1/payment-intents', {
+          key: s.shop.secretKey,
+          body: { amount: 2000, currency: 'USD', descriptor },
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.json.error).toMatchObject({
+          type: 'invalid_request',
+          code: 'parameter_invalid',
+          param: 'descriptor',
+        });
+      }
+      // Sandbox intents never reach Stripe: their descriptor is the spec's only (5 to 100 characters).
+      expect((await createSandbox('東京ショップ')).status).toBe(200);
+      const intent = await s.liveIntent({ descriptor: `Café "L'Étoile" <Paris>` });
+      const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('succeeded');
+      const sent = s.double.requests.find((r) => r.path === '/v1/payment_intents' && r.method === 'POST');
+      expect(sent?.form).toMatchObject({ statement_descriptor_suffix: 'Cafe LEtoi' });
     });
 
     it('odd issuer details (a 150-character bank, a lower-case country) never turn an approval into an unknown', async () => {

@@ -25,7 +25,7 @@ describe.each(ENGINES)('operations (%s)', (engine) => {
   it('/metrics counts requests by route template and status, with a latency histogram', async () => {
     await t.call('POST', '/api/v1/payment-intents', {
       key: shop.secretKey,
-      body: { amount: 1, currency: 'USD' },
+      body: { amount: 1, currency: 'USD', mode: 'sandbox' },
     });
     await t.call('GET', `/api/v1/payment-intents/${'a'.repeat(24)}`, { key: shop.secretKey });
     // Its own listener, on loopback (decision 0074).

@@ -11,8 +11,13 @@ function metadataOfBytes(bytes: number): Record<string, string> {
 describe.each(ENGINES)('POST /api/v1/payment-intents (%s)', (engine) => {
   let t: TestServer;
   let shop: TestAccount;
+  /** Sandbox unless the body says: this server has no live connector. */
   const create = (body: unknown, headers?: Record<string, string>) =>
-    t.call('POST', '/api/v1/payment-intents', { key: shop.secretKey, body, ...(headers ? { headers } : {}) });
+    t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: body && typeof body === 'object' && !('mode' in body) ? { ...body, mode: 'sandbox' } : body,
+      ...(headers ? { headers } : {}),
+    });
 
   beforeAll(async () => {
     t = await startTestServer(engine);
@@ -20,19 +25,38 @@ describe.each(ENGINES)('POST /api/v1/payment-intents (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  it('creates a live intent by default with the spec response fields', async () => {
+  it('creates an intent with the spec response fields', async () => {
     const res = await create({ amount: 2000, currency: 'USD' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
       amount: 2000,
       currency: 'USD',
       status: 'requires_payment',
-      mode: 'live',
+      mode: 'sandbox',
     });
     expect(res.json.id).toMatch(/^[0-9a-f]{24}$/);
     expect(res.json.client_secret).toMatch(new RegExp(`^pi_${res.json.id}_secret_[0-9A-Za-z]{24,}$`));
     expect(res.headers.get('request-id')).toMatch(/^req_/);
   });
+
+  it.each([
+    ['without a mode (live is the default)', {}],
+    ['with mode live', { mode: 'live' }],
+  ])(
+    'refuses a live intent %s when no live connector is configured: 400, naming OBOLUS_LIVE_CONNECTOR',
+    async (_, mode) => {
+      const before = await t.call('GET', '/api/v1/payment-intents?limit=100', { key: shop.secretKey });
+      const res = await t.call('POST', '/api/v1/payment-intents', {
+        key: shop.secretKey,
+        body: { amount: 2000, currency: 'USD', ...mode },
+      });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ type: 'invalid_request', code: 'live_mode_unavailable', param: 'mode' });
+      expect(res.json.error.message).toContain('OBOLUS_LIVE_CONNECTOR');
+      const after = await t.call('GET', '/api/v1/payment-intents?limit=100', { key: shop.secretKey });
+      expect(after.json.data).toEqual(before.json.data);
+    },
+  );
 
   it('creates a sandbox intent and echoes every optional field', async () => {
     const body = {

@@ -19,7 +19,7 @@ describe.each(ENGINES)('reading payment intents (%s)', (engine) => {
     (
       await t.call('POST', '/api/v1/payment-intents', {
         key: account.secretKey,
-        body: { amount, currency: 'USD' },
+        body: { amount, currency: 'USD', mode: 'sandbox' },
       })
     ).json;
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_TEST_CARDS } from '../src/connectors/sandbox/sandbox.ts';
+import { createPaymentIntent } from '../src/domain/intents.ts';
+import type { Processor } from '../src/domain/payments/ports.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
@@ -140,8 +142,23 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
     expect(await t.server.services.repos.transactions.forIntent(shop.id, intent.id)).toEqual([]);
   });
 
-  it('a live intent with no live connector is refused and stays payable', async () => {
-    const intent = await createIntent(t, shop.secretKey, { mode: 'live' });
+  it('a live intent made while a connector was configured, paid after it was removed: refused, stays payable', async () => {
+    // This server has no live connector: the intent is made as a server that had one made it.
+    const withConnector = { forMode: () => ({ name: 'stripe' }) as Processor };
+    const account = await t.server.services.repos.accounts.find(shop.id);
+    if (!account) throw new Error('no account');
+    const made = await createPaymentIntent(
+      t.server.services.repos.intents,
+      t.server.services.clock,
+      account,
+      {
+        amount: 2000,
+        currency: 'USD',
+        mode: 'live',
+      },
+      withConnector,
+    );
+    const intent = { id: made.id, client_secret: made.clientSecret };
     const res = await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'), { mode: 'live' });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('live_payments_unavailable');

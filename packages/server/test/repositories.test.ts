@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
+import { createProcessorRegistry } from '../src/connectors/registry.ts';
 import { masterKeyOf, newMasterKeyText, SecretBox } from '../src/crypto/master-key.ts';
 import { createAccount } from '../src/domain/accounts.ts';
 import { createPaymentIntent, type PaymentIntent } from '../src/domain/intents.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store/database.ts';
 import { createRepositories, type Repositories } from '../src/store/repositories.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from './support/engines.ts';
+
+/** No live connector: the intents these tests make are sandbox ones. */
+const sandboxOnly = createProcessorRegistry();
 
 /** The repository contract: the same expectations hold on every engine. */
 describe.each(ENGINES)('repository contract (%s)', (engine) => {
@@ -49,17 +53,23 @@ describe.each(ENGINES)('repository contract (%s)', (engine) => {
       name: 'B',
       email: 'b@example.com',
     });
-    const intent = await createPaymentIntent(repos.intents, clock, account, {
-      amount: 99_999_999,
-      currency: 'USD',
-      mode: 'sandbox',
-      reference: 'ref',
-      externalid: 'ext',
-      descriptor: 'DESCR',
-      description: 'descr',
-      theme: 'light',
-      metadata: { a: 'b', ключ: 'значение' },
-    });
+    const intent = await createPaymentIntent(
+      repos.intents,
+      clock,
+      account,
+      {
+        amount: 99_999_999,
+        currency: 'USD',
+        mode: 'sandbox',
+        reference: 'ref',
+        externalid: 'ext',
+        descriptor: 'DESCR',
+        description: 'descr',
+        theme: 'light',
+        metadata: { a: 'b', ключ: 'значение' },
+      },
+      sandboxOnly,
+    );
     const found = await repos.intents.find(account.id, intent.id);
     expect(found).toEqual(intent);
     expect(typeof found?.createdAt).toBe('number');
@@ -70,7 +80,8 @@ describe.each(ENGINES)('repository contract (%s)', (engine) => {
     const { account } = await createAccount(repos.accounts, clock, { name: 'L', email: 'l@example.com' });
     const made: PaymentIntent[] = [];
     for (let i = 0; i < 5; i++) {
-      made.push(await createPaymentIntent(repos.intents, clock, account, { amount: i + 1, currency: 'USD' }));
+      const input = { amount: i + 1, currency: 'USD', mode: 'sandbox' as const };
+      made.push(await createPaymentIntent(repos.intents, clock, account, input, sandboxOnly));
       clock.advance(1000);
     }
     const first = await repos.intents.list(account.id, 2);

@@ -3,7 +3,7 @@ import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
 /** JSON text with escapes kept as escapes, so that NUL and lone surrogates reach the server as sent. */
-const rawJson = (fields: string) => `{"amount": 1000, "currency": "USD", ${fields}}`;
+const rawJson = (fields: string) => `{"amount": 1000, "currency": "USD", "mode": "sandbox", ${fields}}`;
 
 describe.each(ENGINES)('text fields refuse control characters and lone surrogates (%s)', (engine) => {
   let t: TestServer;

@@ -208,7 +208,7 @@ describe.each(ENGINES)('GET /api/v1/transactions/{id} (%s)', (engine) => {
     ])('404 for an id %s', async (_case, id) => {
       const intent = await t.call('POST', '/api/v1/payment-intents', {
         key: shop.secretKey,
-        body: { amount: 100, currency: 'USD' },
+        body: { amount: 100, currency: 'USD', mode: 'sandbox' },
       });
       const res = await get(id === 'INTENT' ? intent.json.id : id, shop.secretKey);
       expectPlainError(res, 404);

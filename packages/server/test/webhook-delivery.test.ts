@@ -7,19 +7,29 @@ import { fanOutEvents } from '../src/domain/webhooks/fanout.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
+import { liveConnectorForTests } from './support/live-connector.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
 describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
   let t: TestServer;
+  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   let receiver: Receiver;
   let dispatcher: WebhookDispatcher;
   const clock = new ManualClock(Date.now());
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    // Live intents (an endpoint receives only its mode's events) need a live connector.
+    live = await liveConnectorForTests();
+    t = await startTestServer(engine, {
+      clock,
+      config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
+    });
     dispatcher = new WebhookDispatcher(t.server.services);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await live.close();
+  });
   afterEach(async () => {
     await dispatcher.runOnce(); // nothing left over for the next test's receiver
     await receiver?.close();

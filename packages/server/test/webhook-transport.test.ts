@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { HttpWebhookSender, type Resolver } from '../src/workers/webhooks/transport.ts';
 import { ENGINES } from './support/engines.ts';
+import { liveConnectorForTests } from './support/live-connector.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
@@ -127,10 +128,18 @@ describe('webhook transport', () => {
 
 describe.each(ENGINES)('webhook address refusals through the dispatcher (%s)', (engine) => {
   let t: TestServer;
+  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    // Live intents (their events go to live endpoints) need a live connector.
+    live = await liveConnectorForTests();
+    t = await startTestServer(engine, {
+      config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
+    });
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await live.close();
+  });
 
   it('logs the refused attempt and keeps retrying the delivery (DNS may change)', async () => {
     const shop = await t.newAccount();

@@ -8,6 +8,7 @@ import { registerListen } from './listen.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerOriginCommands } from './origins.ts';
 import { registerServe } from './serve.ts';
+import { registerVerifyConnector } from './verify-connector.ts';
 import { registerWorker } from './worker.ts';
 
 /** Exit codes: 0 done, 1 failed, 2 wrong usage (unknown command, option or argument). */
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerBackupCommands(program);
   registerListen(program);
   registerDevCommands(program);
+  registerVerifyConnector(program);
   return program;
 }
 

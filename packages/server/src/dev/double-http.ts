@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookFault, WebhookSender } from './stripe-double/webhooks.ts';
 
@@ -15,21 +15,35 @@ export type ApiFault =
   | { fault: 'error_500_before' }
   | { fault: 'error_500_after' }
   | { fault: 'conflict_409' }
-  | { fault: 'rate_limit_429'; retryAfter?: number };
+  | { fault: 'rate_limit_429'; retryAfter?: number }
+  /** A search (lookup by our reference) answers as if nothing were made yet: the acquirer's list lags. */
+  | { fault: 'stale_list' };
 
-/** Which call a fault hits: a payment's creation, its retrieval, a search, a refund. */
-export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund';
+/** Which call a fault hits: a payment's creation, its retrieval, a search, a refund, a void, the list of a payment's actions. */
+export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund' | 'void' | 'actions';
 
 export class Faults {
-  #armed: { target: FaultTarget; fault: ApiFault; left: number }[] = [];
+  #armed: { target: FaultTarget; fault: ApiFault; left: number; skip: number }[] = [];
+  /** Faults this acquirer cannot produce (Checkout.com never answers 409). */
+  readonly #impossible: readonly ApiFault['fault'][];
 
-  arm(target: FaultTarget, fault: ApiFault, times = 1): void {
-    this.#armed.push({ target, fault, left: times });
+  constructor(impossible: readonly ApiFault['fault'][] = []) {
+    this.#impossible = impossible;
+  }
+
+  /** The next `times` calls to `target` get `fault`, after `skip` calls that go through. */
+  arm(target: FaultTarget, fault: ApiFault, times = 1, skip = 0): void {
+    if (this.#impossible.includes(fault.fault)) throw new Error(`this acquirer never answers ${fault.fault}`);
+    this.#armed.push({ target, fault, left: times, skip });
   }
 
   take(target: FaultTarget): ApiFault | null {
     const armed = this.#armed.find((f) => f.target === target && f.left > 0);
     if (!armed) return null;
+    if (armed.skip > 0) {
+      armed.skip -= 1;
+      return null;
+    }
     armed.left -= 1;
     return armed.fault;
   }
@@ -41,6 +55,20 @@ export class Faults {
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, raw: string) => unknown;
 
+/** One request to a double's API and its answer, as seen on the wire (status 0: the connection was dropped). */
+export interface Exchange {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+  answer: string;
+}
+
+/** Told of every API exchange once it is answered: the test suite checks them against the acquirer's definitions. */
+export type ExchangeObserver = (exchange: Exchange) => void;
+
 export interface DoubleParts {
   faults: Faults;
   webhooks: WebhookSender;
@@ -51,6 +79,7 @@ export interface DoubleParts {
   api: Handler;
   /** The acquirer's own answer to an error inside the double. */
   failed(res: ServerResponse): void;
+  observers: ExchangeObserver[];
 }
 
 export interface ListeningDouble {
@@ -71,8 +100,14 @@ export async function listenDouble(
     parts.webhooks.reset();
   };
   const control = (res: ServerResponse, path: string, raw: string) => {
-    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    const answer = sharedControl(path, body, parts, reset) ?? parts.control(path, body);
+    let answer: Record<string, unknown> | null;
+    try {
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      answer = sharedControl(path, body, parts, reset) ?? parts.control(path, body);
+    } catch (error) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ error: (error as Error).message }));
+    }
     res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer ?? { error: 'unknown control path' }));
   };
@@ -82,6 +117,7 @@ export async function listenDouble(
     try {
       if (url.pathname.startsWith('/__double/')) return control(res, url.pathname, raw);
       if (url.pathname.startsWith('/3ds/')) return await parts.threeDS(req, res, url, raw);
+      observe(req, res, url, raw, parts.observers);
       await parts.api(req, res, url, raw);
     } catch {
       if (!res.headersSent) parts.failed(res);
@@ -101,10 +137,36 @@ export async function listenDouble(
   };
 }
 
+/** Captures the answer as it is written and tells the observers at once (or when the connection drops unanswered). */
+function observe(req: IncomingMessage, res: ServerResponse, url: URL, raw: string, observers: ExchangeObserver[]) {
+  if (observers.length === 0) return;
+  const { pathname: path, searchParams: query } = url;
+  const exchange = { method: req.method ?? '', path, query, headers: req.headers, body: raw, status: 0, answer: '' };
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    for (const observer of observers) observer(exchange);
+  };
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown) => {
+    exchange.status = res.statusCode;
+    exchange.answer = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+    tell();
+    return end(chunk);
+  }) as typeof res.end;
+  res.once('close', tell);
+}
+
 function sharedControl(path: string, body: Record<string, unknown>, parts: DoubleParts, reset: () => void) {
   switch (path) {
     case '/__double/faults':
-      parts.faults.arm((body.target as FaultTarget) ?? 'create', body as unknown as ApiFault, Number(body.times ?? 1));
+      parts.faults.arm(
+        (body.target as FaultTarget) ?? 'create',
+        body as unknown as ApiFault,
+        Number(body.times ?? 1),
+        Number(body.skip ?? 0),
+      );
       return { armed: true };
     case '/__double/webhook-faults':
       parts.webhooks.arm(body as unknown as WebhookFault);

@@ -28,6 +28,16 @@ export interface ChargebackStore {
     now: number,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null>;
+  /**
+   * Compare-and-set: a chargeback the merchant won (the network gave the money back): status 50
+   * -> what its refunds made it before (20, 41 or 40) and chargeback false, with the events.
+   * Null when it was not charged back.
+   */
+  reinstate(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null>;
   /** Sandbox transactions whose simulated dispute time has come, oldest first, across accounts. */
   dueSandboxDisputes(now: number, limit: number): Promise<DueDispute[]>;
 }
@@ -43,6 +53,17 @@ export function recordChargeback(
   dispute: DueDispute,
 ): Promise<TransactionWithRefunds | null> {
   return store.record(dispute, clock.now(), (after, refunds) => [
+    transactionEvent('transaction.updated', after, refunds),
+  ]);
+}
+
+/** A dispute the merchant won (decision 0196): the chargeback is undone, with a transaction.updated event. */
+export function recordDisputeWon(
+  store: ChargebackStore,
+  clock: Clock,
+  dispute: DueDispute,
+): Promise<TransactionWithRefunds | null> {
+  return store.reinstate(dispute, clock.now(), (after, refunds) => [
     transactionEvent('transaction.updated', after, refunds),
   ]);
 }

@@ -66,6 +66,11 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     meaning: 'The widget was mounted in one mode (`live`/`sandbox`) for an intent of the other; nothing was charged.',
     action: 'Mount the widget with the mode the intent was created with.',
   },
+  live_mode_unavailable: {
+    meaning:
+      'A live intent (`mode: "live"`, the default) was asked of a server with no live connector (`OBOLUS_LIVE_CONNECTOR` unset): nothing was created.',
+    action: 'Send `"mode": "sandbox"` to test, or ask the operator to configure a live connector (docs/live.md).',
+  },
   api_key_missing: {
     meaning: 'No `Authorization` header was sent.',
     action: 'Send `Authorization: Bearer sk_…` with your secret key.',

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'request_timeout',
   'headers_too_large',
   'mode_mismatch',
+  'live_mode_unavailable',
   // authentication
   'api_key_missing',
   'api_key_invalid',

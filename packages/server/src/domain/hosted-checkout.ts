@@ -6,6 +6,7 @@ import type { Account } from './accounts.ts';
 import { clientNetwork } from './client-network.ts';
 import { ApiError } from './errors.ts';
 import { createPaymentIntent, type IntentStore, type PaymentIntent } from './intents.ts';
+import type { ProcessorRegistry } from './payments/ports.ts';
 import { type Product, type ProductStore, productForCheckout } from './products.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface HostedCheckoutDeps {
   accounts: { find(id: string): Promise<Account | undefined> };
   intents: IntentStore;
   clock: Clock;
+  /** A live product's intent needs the live connector (refused with live_mode_unavailable without one). */
+  processors: Pick<ProcessorRegistry, 'forMode'>;
   /** Shared by every process: the count after adding one for `address` in the window. */
   starts: { increment(address: string, windowStart: number): Promise<number> };
 }
@@ -67,13 +70,19 @@ export async function startHostedCheckout(
     return { kind: 'pay', product, intent: previous, reused: true };
   await countStart(deps, request.clientAddress);
   // Amount and mode come from the product: the browser has no say in either.
-  const intent = await createPaymentIntent(deps.intents, deps.clock, account, {
-    amount: product.amount,
-    currency: product.currency,
-    mode: product.mode,
-    ...(product.description ? { description: product.description } : {}),
-    productId: product.id,
-  });
+  const intent = await createPaymentIntent(
+    deps.intents,
+    deps.clock,
+    account,
+    {
+      amount: product.amount,
+      currency: product.currency,
+      mode: product.mode,
+      ...(product.description ? { description: product.description } : {}),
+      productId: product.id,
+    },
+    deps.processors,
+  );
   return { kind: 'pay', product, intent, reused: false };
 }
 

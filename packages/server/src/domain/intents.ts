@@ -6,6 +6,7 @@ import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft, EventType } from './events.ts';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
 import { paymentIntentView } from './intent-view.ts';
+import type { ProcessorRegistry } from './payments/ports.ts';
 
 export const INTENT_STATUSES = ['requires_payment', 'processing', 'succeeded', 'failed', 'expired'] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
@@ -87,6 +88,7 @@ export async function createPaymentIntent(
   clock: Clock,
   account: Account,
   input: CreateIntentIn,
+  processors: Pick<ProcessorRegistry, 'forMode'>,
   idempotency?: IdempotentWrite,
 ): Promise<PaymentIntent> {
   const currency = normaliseCurrency(input.currency);
@@ -94,6 +96,7 @@ export async function createPaymentIntent(
   if (metadataBytes(metadata) > METADATA_MAX_BYTES) {
     throw invalidParam('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes as UTF-8 JSON.`);
   }
+  assertPayable(input, processors);
   const now = clock.now();
   const earlier = idempotency?.recovered
     ? await store.findByIdempotencyKey(account.id, idempotency.key, now - IDEMPOTENCY_RETENTION_MS)
@@ -123,6 +126,26 @@ export async function createPaymentIntent(
   };
   await store.insert(intent, [intentEvent('payment_intent.created', intent)], idempotency?.key);
   return intent;
+}
+
+/**
+ * A live intent needs a live connector to pay it (decision 0199): refused at creation, as Stripe
+ * refuses live charges on an account not activated, rather than after the shopper typed a card.
+ * Its descriptor must be one the connector can print on a statement (decision 0198).
+ */
+function assertPayable(input: CreateIntentIn, processors: Pick<ProcessorRegistry, 'forMode'>): void {
+  if ((input.mode ?? 'live') !== 'live') return;
+  const live = processors.forMode('live');
+  if (!live) {
+    throw new ApiError(
+      'live_mode_unavailable',
+      'Live payments are not available: this server has no live connector (OBOLUS_LIVE_CONNECTOR is not set). ' +
+        'Create the intent with "mode": "sandbox" to test.',
+      'mode',
+    );
+  }
+  const descriptor = input.descriptor && live.statementDescriptor?.(input.descriptor);
+  if (descriptor && !descriptor.ok) throw invalidParam('descriptor', descriptor.message);
 }
 
 export async function retrievePaymentIntent(store: IntentStore, account: Account, id: string): Promise<PaymentIntent> {

@@ -4,7 +4,7 @@ import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft } from './events.ts';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
-import type { Processor, ProcessorNotice, ProcessorRegistry } from './payments/ports.ts';
+import type { Processor, ProcessorRegistry } from './payments/ports.ts';
 import { noSuchTransaction, type TransactionReader, type TransactionWithRefunds } from './transaction-queries.ts';
 import {
   REFUNDABLE_STATUSES,
@@ -50,10 +50,16 @@ export interface RefundStore {
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null>;
 
-  /** A refund by our id with its payment's processor and id there, across accounts: for an acquirer's signed notice. */
+  /**
+   * A refund with its payment's processor and id there, across accounts, for an acquirer's
+   * signed notice: by our refund id, or by the acquirer's id of it (`processorRef`) at `processor`.
+   */
   findForNotice(
-    refundId: string,
+    by: { refundId: string } | { processor: string; processorRef: string },
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined>;
+
+  /** The live refunds of a payment at `processor` the acquirer never answered (pending, no acquirer id), across accounts. */
+  unansweredOf(processor: string, paymentRef: string): Promise<Refund[]>;
 
   forTransactions(accountId: string, transactionIds: readonly string[]): Promise<Refund[]>;
 
@@ -266,25 +272,10 @@ async function current(deps: RefundDeps, tx: Transaction, refund: Refund): Promi
   return { transaction, refunds, refund: refunds.find((r) => r.id === refund.id) ?? refund };
 }
 
-function settleRefund(
+export function settleRefund(
   store: RefundStore,
   refund: Refund,
   to: { status: RefundStatus; processorRef: string | null; now: number },
 ) {
   return store.settle(refund, to, (after, refunds) => [transactionEvent('transaction.updated', after, refunds)]);
-}
-
-/** An acquirer's notice about a refund Obolus made: pending -> succeeded | failed, succeeded -> failed. */
-export async function settleRefundNotice(
-  store: RefundStore,
-  processor: string,
-  notice: Extract<ProcessorNotice, { kind: 'refund' }>,
-  now: number,
-): Promise<boolean> {
-  const found = notice.refundId ? await store.findForNotice(notice.refundId) : undefined;
-  if (!found || found.processor !== processor || found.paymentRef !== notice.paymentRef) return false;
-  const { refund } = found;
-  if (refund.status === notice.status || refund.status === 'failed') return false;
-  if (notice.status === 'pending') return false;
-  return (await settleRefund(store, refund, { status: notice.status, processorRef: notice.ref, now })) !== null;
 }

@@ -75,21 +75,53 @@ export interface Transaction {
   challengeRedirectUrl: string | null;
   /** When an attempt still of unknown outcome was flagged for an operator's review. */
   reviewRequestedAt: number | null;
-  /** An approval the shopper was told had failed, given back: `refunded <ref>` or why it could not be. */
+  /** An approval the shopper was told had failed, given back: `refunded <ref>`, `void pending <ref>`, … */
   reversal: string | null;
+  /** Why the attempt was raised for review; null with reviewRequestedAt set: its outcome was unknown. */
+  reviewReason: ReviewReason | null;
+  /** Other payments the acquirer made for this attempt (a resend after a lost answer), and how each was given back. */
+  duplicatePayments: DuplicatePayment[];
+  /** When the reconciler looks at this attempt at the acquirer again (something to give back, or to check); null: never. */
+  followUpAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
+/** Why an attempt needs an operator (decision 0193). */
+export type ReviewReason = 'amount_mismatch' | 'payment_mismatch' | 'duplicate_payments';
+
+export interface DuplicatePayment {
+  /** The acquirer's id of the other payment. */
+  payment: string;
+  /** How it was given back (`voided <ref>`, `refund pending <ref>`, …); null: not yet. */
+  givenBack: string | null;
+}
+
 /** A new attempt knows nothing yet of the acquirer's ids, a review or a reversal. */
-export const NOT_YET_PROCESSED = {
+export const NOT_YET_PROCESSED: Readonly<
+  Pick<
+    Transaction,
+    | 'processorPaymentRef'
+    | 'processorChargeRef'
+    | 'cardFunding'
+    | 'challengeRedirectUrl'
+    | 'reviewRequestedAt'
+    | 'reversal'
+    | 'reviewReason'
+    | 'duplicatePayments'
+    | 'followUpAt'
+  >
+> = {
   processorPaymentRef: null,
   processorChargeRef: null,
   cardFunding: null,
   challengeRedirectUrl: null,
   reviewRequestedAt: null,
   reversal: null,
-} as const;
+  reviewReason: null,
+  duplicatePayments: [],
+  followUpAt: null,
+};
 
 /** Money given back to the shopper from one transaction; amounts in minor units. */
 export interface Refund {
@@ -177,7 +209,11 @@ export interface TransactionRecord {
   processor_payment_id: string | null;
   processor_charge_id: string | null;
   requires_review: boolean;
+  /** Why, when an operator must look: amount_mismatch, payment_mismatch, duplicate_payments; null for an unknown outcome. */
+  review_reason: ReviewReason | null;
   late_approval_reversal: string | null;
+  /** Other payments the acquirer made for this attempt, each given back (decision 0191). */
+  duplicate_payments: { processor_payment_id: string; given_back: string | null }[];
   updated: number;
   /** Oldest first. */
   refunds: RefundView[];
@@ -224,8 +260,10 @@ export function transactionRecord(tx: Transaction, refunds: readonly Refund[] = 
     processor: tx.processor,
     processor_payment_id: tx.processorPaymentRef,
     processor_charge_id: tx.processorChargeRef,
-    requires_review: tx.reviewRequestedAt !== null && tx.status === TX_STATUS.pending,
+    requires_review: tx.reviewRequestedAt !== null && (tx.status === TX_STATUS.pending || tx.reviewReason !== null),
+    review_reason: tx.reviewRequestedAt !== null ? tx.reviewReason : null,
     late_approval_reversal: tx.reversal,
+    duplicate_payments: tx.duplicatePayments.map((d) => ({ processor_payment_id: d.payment, given_back: d.givenBack })),
     updated: tx.updatedAt / 1000,
     refunds: refunds.map(refundView),
   };

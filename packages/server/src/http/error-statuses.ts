@@ -20,6 +20,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; type: ErrorType }
   request_timeout: { status: 408, type: 'invalid_request' },
   headers_too_large: { status: 431, type: 'invalid_request' },
   mode_mismatch: { status: 400, type: 'invalid_request' },
+  live_mode_unavailable: { status: 400, type: 'invalid_request' },
   api_key_missing: { status: 401, type: 'authentication' },
   api_key_invalid: { status: 401, type: 'authentication' },
   secret_key_required: { status: 401, type: 'authentication' },

@@ -88,6 +88,9 @@ export interface TransactionsTable {
   challenge_redirect_url: string | null;
   review_requested_at: number | null;
   reversal: string | null;
+  review_reason: string | null;
+  duplicate_payments: string | null;
+  follow_up_at: number | null;
   created_at: number;
   updated_at: number;
 }

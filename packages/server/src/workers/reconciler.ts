@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
+import { followUpAttempts } from '../domain/payments/follow-ups.ts';
 import { RECONCILE_AFTER_MS, type ReconcileReport, reconcilePendingAttempts } from '../domain/payments/reconcile.ts';
 import { sendUnsentRefunds } from '../domain/refunds.ts';
 import type { Services } from '../http/services.ts';
@@ -15,9 +16,11 @@ export interface Reconciler {
 
 /**
  * Every 30 s, asks the live connector what became of attempts whose outcome was lost
- * (decision 0041), then sends again the refunds it never answered. Several processes may
- * run it: an attempt or a refund is settled once (compare-and-set), asking twice is only a
- * read at the acquirer, and a refund is sent under its own id as idempotency key.
+ * (decision 0041), gives back the payments finished attempts must not keep (late approvals,
+ * duplicates; decision 0192), then sends again the refunds it never answered. Several
+ * processes may run it: an attempt or a refund is settled once (compare-and-set), asking
+ * twice is only a read at the acquirer, and refunds and reversals are sent under their own
+ * idempotency keys.
  */
 export function startReconciler(
   services: Services,
@@ -42,12 +45,28 @@ export function startReconciler(
         );
       }
       logIds('warn', 'attempts', report.stillUnknown, 'payment attempts still of unknown outcome');
+      for (const tx of report.refused) {
+        logger.warn(
+          { attempt_id: tx.id, account_id: tx.accountId, processor: tx.processor, reason: tx.reviewReason },
+          'the acquirer named another amount or payment for this attempt: nothing settled, raised for review',
+        );
+      }
+      await followUps(deps);
       await resendRefunds(reconcileAfterMs);
       failures.succeeded();
       return report;
     } catch (error) {
       failures.failed(error);
-      return { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
+      return { settled: [], reversed: [], refused: [], stillUnknown: [], flaggedForReview: [] };
+    }
+  };
+  const followUps = async (deps: ReturnType<typeof paymentDeps>) => {
+    try {
+      const report = await followUpAttempts(deps, stopping.signal);
+      logIds('warn', 'attempts', report.givenBack, 'payments we must not keep given back at the acquirer');
+      logIds('warn', 'attempts', report.owing, 'payments still to give back at the acquirer');
+    } catch (error) {
+      logger.error({ err: error }, 'following up attempts at the acquirer failed');
     }
   };
   const resendRefunds = async (olderThanMs: number) => {

@@ -1,13 +1,19 @@
 import type { CheckoutConfig } from '../../src/connectors/checkout/config.ts';
 import { CheckoutProcessor } from '../../src/connectors/checkout/processor.ts';
 import { type CheckoutDouble, startCheckoutDouble } from '../../src/dev/checkout-double/server.ts';
+import { ContractWatch, watchDouble } from './acquirer-contract.ts';
 
 export const CHECKOUT_WEBHOOK_SECRET = 'cko-webhook-test-secret-0000';
 export const CHECKOUT_CHANNEL = 'pc_abcdefghijklmnopqrstuvwxyz';
 
-/** The Checkout.com double on a loopback port, and the connector configuration that points at it. */
-export async function startTestCheckout(): Promise<CheckoutDouble & { config(timeoutMs?: number): CheckoutConfig }> {
-  const double = await startCheckoutDouble();
+/**
+ * The Checkout.com double on a loopback port, and the connector configuration that points at it.
+ * Every exchange and event is held against Checkout.com's API definitions (`contract`).
+ */
+export async function startTestCheckout(
+  options: { secretKey?: string } = {},
+): Promise<CheckoutDouble & { config(timeoutMs?: number): CheckoutConfig; contract: ContractWatch }> {
+  const double = watchDouble(await startCheckoutDouble(options), new ContractWatch('checkout'));
   return Object.assign(double, {
     config: (timeoutMs = 600): CheckoutConfig => ({
       secretKey: double.secretKey,
@@ -15,6 +21,7 @@ export async function startTestCheckout(): Promise<CheckoutDouble & { config(tim
       webhookSecret: CHECKOUT_WEBHOOK_SECRET,
       apiBase: new URL(double.url),
       timeoutMs,
+      threeDS: 'attempt',
     }),
   });
 }

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { LiveConnectorConfig } from '../../src/connectors/live-config.ts';
 import type { WebhookSender } from '../../src/dev/stripe-double/webhooks.ts';
+import { followUpAttempts } from '../../src/domain/payments/follow-ups.ts';
 import { reconcilePendingAttempts } from '../../src/domain/payments/reconcile.ts';
 import { paymentDeps } from '../../src/services.ts';
 import type { Engine } from '../../src/store/database.ts';
+import type { ContractWatch } from './acquirer-contract.ts';
 import { CHECKOUT_WEBHOOK_SECRET, startTestCheckout } from './checkout-double.ts';
 import { startTestServer, type TestAccount, type TestServer } from './server.ts';
 import { STRIPE_WEBHOOK_SECRET, startTestStripe } from './stripe-double.ts';
@@ -28,6 +30,7 @@ export async function startLiveCheckout(engine: Engine, options: { timeoutMs?: n
 
 interface AcquirerDouble {
   webhooks: WebhookSender;
+  contract: ContractWatch;
   reset(): void;
   close(): Promise<void>;
 }
@@ -65,6 +68,8 @@ async function startLive<D extends AcquirerDouble>(
         ...paymentDeps(t.server.services),
         reviewAfterMs: t.server.services.config.reviewUnknownAfterMs,
       }),
+    /** The reconciler's follow-ups: payments finished attempts must not keep, given back. */
+    followUp: () => followUpAttempts(paymentDeps(t.server.services)),
     async close() {
       // The double first: its webhook sends under way finish against a server still listening.
       await double.close();
@@ -115,6 +120,8 @@ function useLive<S extends { double: AcquirerDouble; hooksOn(): void; close(): P
     s?.double.reset();
     s?.hooksOn();
   });
+  // Every request the connector sent, every answer and event the double gave, against the acquirer's definitions.
+  afterEach(() => s?.double.contract.assertClean());
   afterAll(() => s?.close());
   return () => {
     if (!s) throw new Error('the live server is not started');

@@ -38,17 +38,22 @@ export async function createSettledTransaction(
   account: TestAccount,
   options: SettledOptions = {},
 ): Promise<{ id: string; intentId: string; transaction: Transaction }> {
+  const mode = options.mode ?? 'sandbox';
+  // A live intent needs a live connector to be created (decision 0199); a test server without
+  // one makes it sandbox and stores it live, as a server with a connector would have.
+  const live = mode === 'live' && t.server.services.processors.forMode('live') === null;
   const created = await t.call('POST', '/api/v1/payment-intents', {
     key: account.secretKey,
     body: {
       amount: options.amount ?? 2000,
       currency: 'USD',
-      mode: options.mode ?? 'sandbox',
+      mode: live ? 'sandbox' : mode,
       ...(options.externalid !== undefined ? { externalid: options.externalid } : {}),
     },
   });
   expect(created.status).toBe(200);
   const { db } = t.server.services.database;
+  if (live) await db.updateTable('payment_intents').set({ mode: 'live' }).where('id', '=', created.json.id).execute();
   const intent = toIntent(
     await db.selectFrom('payment_intents').selectAll().where('id', '=', created.json.id).executeTakeFirstOrThrow(),
   );

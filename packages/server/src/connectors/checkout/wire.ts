@@ -1,6 +1,7 @@
 /**
  * The parts of Checkout.com's Payments API (api-reference.checkout.com) Obolus sends and
- * reads. checkout-sdk-node is untyped: these are our own declarations of its wire format.
+ * reads: our own declarations of its wire format, held against Checkout.com's definitions by
+ * the test suite (test/fixtures/acquirers/, decision 0190).
  */
 
 export interface CkoPaymentRequest {
@@ -17,7 +18,8 @@ export interface CkoPaymentRequest {
   reference: string;
   processing_channel_id: string;
   capture: boolean;
-  '3ds': { enabled: boolean };
+  /** attempt_n3d: a card whose issuer is not enrolled is charged without authentication (decision 0194). */
+  '3ds': { enabled: boolean; attempt_n3d: boolean };
   success_url: string;
   failure_url: string;
   payment_type: 'Regular';
@@ -35,6 +37,7 @@ export interface CkoCardSource {
   last4?: string;
 }
 
+/** The statuses of PaymentResponse and PaymentDetails, and the documentation's later additions. */
 export type CkoPaymentStatus =
   | 'Pending'
   | 'Authorized'
@@ -45,39 +48,56 @@ export type CkoPaymentStatus =
   | 'Voided'
   | 'Refunded'
   | 'Partially Refunded'
+  | 'Paid'
+  | 'Cancelled'
   | 'Canceled'
   | 'Expired'
   | 'Retry Scheduled';
 
-/** A payment as POST /payments (201/202) and GET /payments/{id} answer it. */
+/**
+ * A payment as POST /payments (201/202) and GET /payments/{id} answer it. The details of a
+ * GET carry no response_code: the Authorization action in `actions` has it.
+ */
 export interface CkoPayment {
   id: string;
   status: CkoPaymentStatus;
   approved?: boolean;
   amount?: number;
+  currency?: string;
   reference?: string;
   response_code?: string;
   response_summary?: string;
   auth_code?: string;
   source?: CkoCardSource;
   metadata?: Record<string, string>;
-  '3ds'?: { enrolled?: string; authentication_response?: string; challenged?: boolean };
+  '3ds'?: { enrolled?: string; downgraded?: boolean; authentication_response?: string; challenged?: boolean };
+  actions?: { id: string; type: string; response_code?: string; response_summary?: string }[];
   _links?: { redirect?: { href: string } };
 }
 
-/** GET /payments?reference=… */
+/** GET /payments?reference=… (documentation page, 2022): newest first. */
 export interface CkoPaymentList {
   total_count?: number;
   data?: CkoPayment[];
 }
 
-/** POST /payments/{id}/refunds: 202 Accepted. */
+/** POST /payments/{id}/refunds and /voids: 202 Accepted. */
 export interface CkoRefundRequest {
   amount?: number;
   reference: string;
 }
 export interface CkoActionAccepted {
   action_id: string;
+  reference?: string;
+}
+
+/** GET /payments/{id}/actions: newest first. */
+export interface CkoAction {
+  id: string;
+  type: 'Authorization' | 'Card Verification' | 'Void' | 'Capture' | 'Refund' | 'Payout' | 'Return';
+  amount?: number;
+  approved?: boolean;
+  response_code?: string;
   reference?: string;
 }
 
@@ -98,7 +118,9 @@ export interface CkoEvent {
     payment_id?: string;
     action_id?: string;
     reference?: string;
+    payment_reference?: string;
     amount?: number;
+    currency?: string;
     response_code?: string;
     metadata?: Record<string, string>;
   };

@@ -1,4 +1,5 @@
 import { apiBaseOf } from '../api-base.ts';
+import { descriptorPrefixOf } from './descriptor.ts';
 
 /** How Obolus reaches Stripe (docs/live.md). Secrets are never logged nor echoed in errors. */
 export interface StripeConfig {
@@ -8,6 +9,11 @@ export interface StripeConfig {
   apiBase: URL;
   /** One request's timeout; with one retry, the whole call stays under the widget's patience. */
   timeoutMs: number;
+  /**
+   * OBOLUS_STRIPE_DESCRIPTOR_PREFIX: the account's shortened descriptor, so the suffix gets the
+   * room it leaves; null: room is left for the longest prefix (decision 0198).
+   */
+  descriptorPrefix: string | null;
 }
 
 export const DEFAULT_STRIPE_API_BASE = 'https://api.stripe.com';
@@ -16,16 +22,33 @@ export const STRIPE_TIMEOUT_MS = 8000;
 const MAX_SECRET_LENGTH = 512;
 
 /**
- * Reads OBOLUS_STRIPE_*. A test key (sk_test_…) is refused: live payments must move real
- * money, and a test key would make every "approved" a lie. Errors name the variable only.
+ * Reads OBOLUS_STRIPE_*. For live payments a test key (sk_test_…) is refused: they must move
+ * real money, and a test key would make every "approved" a lie. `sandbox` (obolus
+ * verify-connector) is the other way round: test-mode keys only, no webhook secret needed.
+ * Errors name the variable only.
  */
-export function parseStripeConfig(env: NodeJS.ProcessEnv): StripeConfig {
+export function parseStripeConfig(env: NodeJS.ProcessEnv, options: { sandbox?: boolean } = {}): StripeConfig {
+  const sandbox = options.sandbox === true;
   return {
-    secretKey: secretKeyOf(env.OBOLUS_STRIPE_SECRET_KEY ?? ''),
-    webhookSecret: webhookSecretOf(env.OBOLUS_STRIPE_WEBHOOK_SECRET ?? ''),
+    secretKey: sandbox
+      ? testKeyOf(env.OBOLUS_STRIPE_SECRET_KEY ?? '')
+      : secretKeyOf(env.OBOLUS_STRIPE_SECRET_KEY ?? ''),
+    webhookSecret: sandbox
+      ? 'whsec_verifyConnectorReceivesNoWebhooks'
+      : webhookSecretOf(env.OBOLUS_STRIPE_WEBHOOK_SECRET ?? ''),
     apiBase: apiBaseOf('OBOLUS_STRIPE_API_BASE', env.OBOLUS_STRIPE_API_BASE || DEFAULT_STRIPE_API_BASE),
     timeoutMs: STRIPE_TIMEOUT_MS,
+    descriptorPrefix: descriptorPrefixOf(env.OBOLUS_STRIPE_DESCRIPTOR_PREFIX),
   };
+}
+
+function testKeyOf(key: string): string {
+  if (!/^(sk|rk)_test_[0-9A-Za-z_]+$/.test(key) || key.length > MAX_SECRET_LENGTH) {
+    throw new Error(
+      'OBOLUS_STRIPE_SECRET_KEY must be a test-mode key (sk_test_… or rk_test_…): verify-connector never runs against live money.',
+    );
+  }
+  return key;
 }
 
 function secretKeyOf(key: string): string {

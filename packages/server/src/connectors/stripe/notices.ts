@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import { NoticeRejected, type ProcessorNotice } from '../../domain/payments/ports.ts';
 import { outcomeOfIntent } from './outcomes.ts';
 
-/** Stripe's own default, and the issue's: an event signed longer ago than this is refused. */
+/** Stripe's own default: an event signed longer ago than this, or further ahead (decision 0199), is refused. */
 const TOLERANCE_SECONDS = 300;
 
 /**
@@ -16,6 +16,11 @@ export function readStripeNotice(stripe: Stripe, rawBody: Buffer, signature: str
   } catch {
     throw new NoticeRejected('The Stripe-Signature of this event is not valid or is too old.');
   }
+  // The SDK refuses only the past: a signature dated ahead of our clock is as suspect (a
+  // replayable capture, or a sender's clock far off).
+  if (signedAt(signature) - Date.now() / 1000 > TOLERANCE_SECONDS) {
+    throw new NoticeRejected('The Stripe-Signature of this event is dated in the future.');
+  }
   const eventId = event.id;
   switch (event.type) {
     case 'payment_intent.succeeded':
@@ -26,9 +31,12 @@ export function readStripeNotice(stripe: Stripe, rawBody: Buffer, signature: str
       if (!attemptId) return { kind: 'ignored', eventId };
       return { kind: 'payment', eventId, attempt: { attemptId, paymentRef: pi.id }, outcome: outcomeOfIntent(pi) };
     }
-    case 'charge.dispute.created': {
-      const paymentRef = idOf(event.data.object.payment_intent);
-      return paymentRef ? { kind: 'dispute', eventId, paymentRef } : { kind: 'ignored', eventId };
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
+      const dispute = event.data.object;
+      const paymentRef = idOf(dispute.payment_intent);
+      const stage = event.type === 'charge.dispute.created' ? 'opened' : DISPUTE_CLOSED[dispute.status];
+      return paymentRef && stage ? { kind: 'dispute', eventId, paymentRef, stage } : { kind: 'ignored', eventId };
     }
     case 'refund.created':
     case 'refund.updated':
@@ -61,6 +69,12 @@ function refundNotice(eventId: string, refund: Stripe.Refund): ProcessorNotice {
     status,
   };
 }
+
+/** How a closed dispute ended: won gives the money back; warning_closed was never a chargeback. */
+const DISPUTE_CLOSED: Partial<Record<Stripe.Dispute.Status, 'won' | 'lost'>> = { won: 'won', lost: 'lost' };
+
+/** The t= of a Stripe-Signature header (unix seconds), already checked by the SDK. */
+const signedAt = (header: string) => Number(/(?:^|,)t=(\d+)/.exec(header)?.[1] ?? 0);
 
 const idOf = (value: string | { id: string } | null | undefined): string | null =>
   typeof value === 'string' ? value : (value?.id ?? null);

@@ -3,6 +3,7 @@ import { declined, NOT_PROCESSED_MESSAGE, notProcessed, unknownOutcome } from '.
 import type {
   AuthorizeOutcome,
   DeclineCode,
+  Funds,
   IssuerInfo,
   ProcessorRefs,
   ThreeDSResult,
@@ -85,6 +86,7 @@ function threeDSOf(charge: Stripe.Charge | null, challenged: boolean): ThreeDSRe
 export function outcomeOfIntent(pi: Stripe.PaymentIntent, challenged = false): AuthorizeOutcome {
   const charge = chargeOf(pi);
   const refs = refsOf(pi);
+  const notes = { acquirer: wordsOf(pi), money: { amount: pi.amount, currency: pi.currency } };
   switch (pi.status) {
     case 'succeeded':
     case 'requires_capture':
@@ -94,28 +96,46 @@ export function outcomeOfIntent(pi: Stripe.PaymentIntent, challenged = false): A
         authorizationCode: charge?.payment_method_details?.card?.authorization_code ?? null,
         threeDS: threeDSOf(charge, challenged),
         refs,
+        funds: fundsOf(pi) ?? 'captured',
+        ...notes,
       };
     case 'requires_action': {
       const url = pi.next_action?.type === 'redirect_to_url' ? pi.next_action.redirect_to_url?.url : null;
-      if (!url || challenged) return unknownOutcome(refs);
-      return { kind: 'challenge', issuer: issuerOfCharge(charge), challengeRef: pi.id, redirectUrl: url, refs };
+      if (!url || challenged) return { ...unknownOutcome(refs), acquirer: notes.acquirer };
+      const issuer = issuerOfCharge(charge);
+      return { kind: 'challenge', issuer, challengeRef: pi.id, redirectUrl: url, refs, acquirer: notes.acquirer };
     }
     case 'requires_payment_method': {
       const error = pi.last_payment_error;
-      if (!error) return notProcessed();
+      if (!error) return { ...notProcessed(), acquirer: notes.acquirer };
       const code = declineCodeOf(error.decline_code, error.code);
       const threeDS: ThreeDSResult =
         challenged || code === 'authentication_failed' ? 'challenge_failed' : 'not_required';
-      return declined(issuerOfMethod(error.payment_method) ?? issuerOfCharge(charge), code, threeDS, refs);
+      return {
+        ...declined(issuerOfMethod(error.payment_method) ?? issuerOfCharge(charge), code, threeDS, refs),
+        ...notes,
+      };
     }
     case 'canceled':
     case 'requires_confirmation':
       // Not confirmed, or cancelled before any capture: no money moved.
-      return { kind: 'error', issuer: null, message: NOT_PROCESSED_MESSAGE };
+      return { kind: 'error', issuer: null, message: NOT_PROCESSED_MESSAGE, acquirer: notes.acquirer };
     default:
       // processing: the card network has not answered yet.
-      return unknownOutcome(refs);
+      return { ...unknownOutcome(refs), acquirer: notes.acquirer };
   }
+}
+
+/** requires_capture: authorized, voidable by a cancel; succeeded: captured. Otherwise not approved. */
+export function fundsOf(pi: Stripe.PaymentIntent): Funds | null {
+  if (pi.status === 'requires_capture') return 'authorized';
+  return pi.status === 'succeeded' ? 'captured' : null;
+}
+
+/** Stripe's own words for a PaymentIntent, for operators (never card data). */
+function wordsOf(pi: Stripe.PaymentIntent): string {
+  const error = pi.last_payment_error;
+  return [pi.status, error?.code, error?.decline_code].filter(Boolean).join(' ');
 }
 
 /**
@@ -125,18 +145,22 @@ export function outcomeOfIntent(pi: Stripe.PaymentIntent, challenged = false): A
 export function outcomeOfError(error: unknown): AuthorizeOutcome {
   const e = error as Partial<Stripe.errors.StripeError> & { payment_intent?: Stripe.PaymentIntent };
   const status = e.statusCode;
+  const acquirer = [status, e.type, e.code, e.decline_code].filter(Boolean).join(' ');
   if (e.type === 'StripeCardError' || status === 402) {
     const refs = e.payment_intent?.id ? { payment: e.payment_intent.id, charge: e.charge ?? null } : undefined;
-    if (e.code === 'processing_error') return notProcessed();
+    if (e.code === 'processing_error') return { ...notProcessed(), acquirer };
     const code = declineCodeOf(e.decline_code, e.code);
     const threeDS: ThreeDSResult = code === 'authentication_failed' ? 'challenge_failed' : 'not_required';
-    return declined(issuerOfMethod(e.payment_method), code, threeDS, refs);
+    const pi = e.payment_intent;
+    const money =
+      pi?.amount !== undefined && pi.currency ? { money: { amount: pi.amount, currency: pi.currency } } : {};
+    return { ...declined(issuerOfMethod(e.payment_method), code, threeDS, refs), acquirer, ...money };
   }
   // The same Idempotency-Key was already used with another body: the first may have charged.
-  if (e.type === 'StripeIdempotencyError') return unknownOutcome();
+  if (e.type === 'StripeIdempotencyError') return { ...unknownOutcome(), acquirer };
   if (status !== undefined && status >= 400 && status < 500 && status !== 409 && status !== 429) {
-    return notProcessed();
+    return { ...notProcessed(), acquirer };
   }
   // Timeouts, dropped connections, 5xx, 409 (same key in progress), 429, unreadable answers.
-  return unknownOutcome();
+  return { ...unknownOutcome(), acquirer: acquirer || e.type || 'no answer' };
 }

@@ -5,20 +5,22 @@ import type {
   AuthorizeOutcome,
   AuthorizeRequest,
   ChallengeAnswer,
+  DescriptorCheck,
+  HeldPayment,
   Processor,
   ProcessorNotice,
   RefundOutcome,
   RefundRequest,
+  ReversalOutcome,
 } from '../../domain/payments/ports.ts';
 import type { ConnectorLog } from '../live.ts';
 import type { StripeConfig } from './config.ts';
+import { LONGEST_PREFIX, stripeSuffixOf } from './descriptor.ts';
 import { readStripeNotice } from './notices.ts';
-import { outcomeOfError, outcomeOfIntent } from './outcomes.ts';
+import { fundsOf, outcomeOfError, outcomeOfIntent } from './outcomes.ts';
 
 /** The SDK retries a lost answer once at once, with the same Idempotency-Key (decision 0041). */
 const MAX_NETWORK_RETRIES = 1;
-/** Stripe's statement_descriptor_suffix: at most 22 characters, none of < > \ ' " *. */
-const SUFFIX_MAX = 22;
 
 /**
  * Live payments through Stripe's PaymentIntents API, with the official SDK (docs/live.md).
@@ -30,6 +32,7 @@ export class StripeProcessor implements Processor {
   readonly frameSources: readonly string[];
   readonly #stripe: Stripe;
   readonly #webhookSecret: string;
+  readonly #prefixLength: number;
   readonly #log: ConnectorLog | undefined;
 
   constructor(config: StripeConfig, log?: ConnectorLog) {
@@ -44,6 +47,7 @@ export class StripeProcessor implements Processor {
       appInfo: { name: 'Obolus' },
     });
     this.#webhookSecret = config.webhookSecret;
+    this.#prefixLength = config.descriptorPrefix?.length ?? LONGEST_PREFIX;
     this.#log = log;
     // Issuers' 3-D Secure pages live on their own hosts: any https origin; a loopback double over http.
     this.frameSources = apiBase.protocol === 'https:' ? ['https:'] : [apiBase.origin];
@@ -55,9 +59,9 @@ export class StripeProcessor implements Processor {
       return { kind: 'error', issuer: null, message: 'The Stripe connector does not process sandbox payments.' };
     }
     try {
-      const pi = await this.#stripe.paymentIntents.create(createParams(request), {
-        idempotencyKey: request.attemptId,
-      });
+      const suffix = request.descriptor ? this.statementDescriptor(request.descriptor) : null;
+      const params = createParams(request, suffix?.ok ? suffix.sent : null);
+      const pi = await this.#stripe.paymentIntents.create(params, { idempotencyKey: request.attemptId });
       return outcomeOfIntent(pi);
     } catch (error) {
       return this.#failed(error, request.attemptId, 'authorize');
@@ -97,9 +101,62 @@ export class StripeProcessor implements Processor {
     return this.#refund(request.attempt, request.amount, request.refundId);
   }
 
-  /** Gives back an approval the shopper was told had failed: a full refund, keyed by the attempt. */
-  async reverse(attempt: AttemptRef): Promise<RefundOutcome> {
-    return this.#refund(attempt, undefined, `reversal_${attempt.attemptId}`);
+  /**
+   * Gives a whole PaymentIntent back (decision 0195): cancelled while requires_capture (the
+   * authorization is released), refunded in full once succeeded. Keyed by the PaymentIntent.
+   */
+  async reverse(payment: { attemptId: string; paymentRef: string }): Promise<ReversalOutcome> {
+    try {
+      const pi = await this.#retrieve(payment.paymentRef);
+      if (pi.status === 'canceled') return { kind: 'succeeded', method: 'void', ref: pi.id };
+      const funds = fundsOf(pi);
+      if (funds === 'authorized') return this.voidAuthorization({ paymentRef: pi.id, key: `reversal_${pi.id}` });
+      if (funds === null) return { kind: 'nothing_taken', status: pi.status };
+      const refund = await this.#refund(
+        { attemptId: payment.attemptId, paymentRef: pi.id },
+        undefined,
+        `reversal_${pi.id}`,
+      );
+      if (refund.kind === 'failed' || refund.kind === 'unknown') return { kind: refund.kind, message: refund.message };
+      return { ...refund, method: 'refund' };
+    } catch (error) {
+      this.#warn(payment.attemptId, 'reverse', error);
+      return {
+        kind: outcomeOfError(error).kind === 'unknown' ? 'unknown' : 'failed',
+        message: 'Stripe did not take it back.',
+      };
+    }
+  }
+
+  /** Cancels a PaymentIntent not captured yet: its authorization is released (Stripe's void). */
+  async voidAuthorization(request: { paymentRef: string; key: string }): Promise<ReversalOutcome> {
+    try {
+      const pi = await this.#stripe.paymentIntents.cancel(request.paymentRef, {}, { idempotencyKey: request.key });
+      return { kind: 'succeeded', method: 'void', ref: pi.id };
+    } catch (error) {
+      this.#warn(request.paymentRef, 'void', error);
+      const unknown = outcomeOfError(error).kind === 'unknown';
+      return { kind: unknown ? 'unknown' : 'failed', message: 'Stripe did not cancel the PaymentIntent.' };
+    }
+  }
+
+  /** The PaymentIntents Stripe holds for an attempt: search by its metadata, and the one we know of. */
+  async paymentsOf(attempt: AttemptRef): Promise<HeldPayment[] | null> {
+    try {
+      const found = await this.#searchAll(attempt.attemptId);
+      const known = attempt.paymentRef && !found.some((pi) => pi.id === attempt.paymentRef);
+      // Search lags up to a minute behind a PaymentIntent we already know of.
+      const all = known ? [await this.#retrieve(attempt.paymentRef as string), ...found] : found;
+      return all.map((pi) => ({ payment: pi.id, approved: fundsOf(pi) !== null, funds: fundsOf(pi) }));
+    } catch (error) {
+      this.#warn(attempt.attemptId, 'lookup', error);
+      return null;
+    }
+  }
+
+  /** What statement_descriptor_suffix an intent's descriptor becomes, or why it cannot (decision 0198). */
+  statementDescriptor(descriptor: string): DescriptorCheck {
+    return stripeSuffixOf(descriptor, this.#prefixLength);
   }
 
   /** Checks a webhook's Stripe-Signature on the raw body and says what it reports. Throws when forged or stale. */
@@ -128,13 +185,17 @@ export class StripeProcessor implements Processor {
   }
 
   async #search(attemptId: string): Promise<Stripe.PaymentIntent | null> {
+    return (await this.#searchAll(attemptId))[0] ?? null;
+  }
+
+  async #searchAll(attemptId: string): Promise<Stripe.PaymentIntent[]> {
     // Our attempt ids are 24 hex digits: nothing in them can break out of the query's quotes.
-    if (!/^[0-9a-f]{24}$/.test(attemptId)) return null;
+    if (!/^[0-9a-f]{24}$/.test(attemptId)) return [];
     const found = await this.#stripe.paymentIntents.search({
       query: `metadata['obolus_attempt']:'${attemptId}'`,
       expand: ['data.latest_charge'],
     });
-    return found.data[0] ?? null;
+    return found.data;
   }
 
   #failed(error: unknown, attemptId: string, call: string): AuthorizeOutcome {
@@ -155,12 +216,13 @@ export class StripeProcessor implements Processor {
 /** Something other than a Stripe error escaped the SDK: it may have happened after the request left. */
 const guard = (_error: unknown): AuthorizeOutcome => outcomeOfError({});
 
-function createParams(request: AuthorizeRequest): Stripe.PaymentIntentCreateParams {
+function createParams(request: AuthorizeRequest, suffix: string | null): Stripe.PaymentIntentCreateParams {
   const { card } = request;
   const params = {
     amount: request.amount,
     currency: 'usd',
     confirm: true,
+    ...(request.capture === 'manual' ? { capture_method: 'manual' } : {}),
     // Raw card data: the account must have it enabled (docs/live.md). Never logged.
     payment_method_data: {
       type: 'card',
@@ -170,17 +232,10 @@ function createParams(request: AuthorizeRequest): Stripe.PaymentIntentCreatePara
     metadata: { obolus_intent: request.intentId, obolus_attempt: request.attemptId },
     return_url: request.returnUrl,
     expand: ['latest_charge'],
-    ...(suffixOf(request.descriptor) ? { statement_descriptor_suffix: suffixOf(request.descriptor) } : {}),
+    // A descriptor Stripe cannot print (an intent made before the rules were checked): the account's own.
+    ...(suffix ? { statement_descriptor_suffix: suffix } : {}),
   };
   return params as Stripe.PaymentIntentCreateParams;
-}
-
-function suffixOf(descriptor: string | null): string {
-  return (descriptor ?? '')
-    .replace(/[<>\\'"*]/g, '')
-    .trim()
-    .slice(0, SUFFIX_MAX)
-    .trim();
 }
 
 function refundOutcomeOf(refund: Stripe.Refund): RefundOutcome {

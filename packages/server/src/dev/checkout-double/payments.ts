@@ -1,80 +1,94 @@
 import { randomBytes } from 'node:crypto';
+import { type CardProfile, cardProfile, SUMMARIES } from './cards.ts';
 
 /**
- * Payments and refunds of the Checkout.com double, shaped as Checkout.com's Payments API
- * answers them (api-reference.checkout.com). Cards by number: 4242 4242 4242 4242 and
- * 4485 0403 7153 6584 (3-D Secure challenge) are Checkout.com's documented test cards; the
- * declines are ours (the sandbox triggers them by amount), one per response-code family.
+ * Payments of the Checkout.com double, shaped as Checkout.com's Payments API answers them
+ * (test/fixtures/acquirers/checkout-openapi.json, checked by the test suite): POST /payments
+ * answers 201 `Authorized` (or `Declined`), or 202 `Pending` with a 3-D Secure redirect; with
+ * `capture: true` the payment becomes `Captured` a moment later (`captureDelayMs`) with a
+ * payment_captured event; GET /payments/{id} answers the payment's details, and
+ * GET /payments?reference= the list, newest first. Refunds, voids and disputes: actions.ts.
  */
 
 export type Json = Record<string, unknown>;
 export interface Answer {
   status: number;
-  body: Json;
+  body: Json | Json[] | null;
 }
 
-interface CardProfile {
-  scheme: string;
-  issuer: string;
-  country: string;
-  cardType: string;
-  responseCode: string;
-  threeDS?: boolean;
+export type CkoStatus =
+  | 'Pending'
+  | 'Authorized'
+  | 'Captured'
+  | 'Partially Refunded'
+  | 'Refunded'
+  | 'Declined'
+  | 'Voided';
+
+export interface Action {
+  id: string;
+  type: 'Authorization' | 'Capture' | 'Refund' | 'Void';
+  amount: number;
+  approved: boolean;
+  response_code: string;
+  response_summary: string;
+  processed_on: string;
+  reference?: string;
 }
-
-const VISA: CardProfile = {
-  scheme: 'Visa',
-  issuer: 'Checkout Double Bank',
-  country: 'US',
-  cardType: 'CREDIT',
-  responseCode: '10000',
-};
-const CARDS: Record<string, CardProfile> = {
-  '4242424242424242': VISA,
-  '5436031030606378': { ...VISA, scheme: 'Mastercard' },
-  '4485040371536584': { ...VISA, threeDS: true },
-  '4000000000000077': { ...VISA, country: 'gb', issuer: `A Very Long Bank Name ${'And Trust '.repeat(12)}`.trim() },
-  '4000000000000002': { ...VISA, responseCode: '20005' },
-  '4000000000009995': { ...VISA, responseCode: '20051' },
-  '4000000000000069': { ...VISA, responseCode: '20054' },
-  '4000000000000127': { ...VISA, responseCode: '20082' },
-  '4000000000009987': { ...VISA, responseCode: '30041' },
-  '4000000000009979': { ...VISA, responseCode: '30043' },
-  '4100000000000019': { ...VISA, responseCode: '40101' },
-};
-const SUMMARIES: Record<string, string> = {
-  '10000': 'Approved',
-  '20005': 'Declined - Do Not Honour',
-  '20051': 'Insufficient Funds',
-  '20054': 'Expired Card',
-  '20082': 'Invalid CVV',
-  '30041': 'Lost Card - Pick Up',
-  '30043': 'Stolen Card - Pick Up',
-  '40101': 'Risk Blocked Transaction',
-};
-
-export const ckoId = (prefix: string) => `${prefix}_${randomBytes(13).toString('hex').slice(0, 26)}`;
 
 export interface StoredPayment {
-  payment: Json;
-  refunded: number;
+  id: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  metadata: Json;
+  source: Json;
+  requestedOn: string;
+  status: CkoStatus;
+  approved: boolean;
+  responseCode: string | null;
+  authCode: string | null;
+  threeDS: Json | null;
+  capture: boolean;
   successUrl: string;
   failureUrl: string;
+  actions: Action[];
+  /** Refunds accepted and not declined, in minor units. */
+  refunded: number;
 }
 
 export type Emit = (type: string, data: Json) => void;
 
+/** Checkout.com's ids: a prefix and 26 lower-case base32 characters. */
+export const ckoId = (prefix: string) => {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  return `${prefix}_${[...randomBytes(26)].map((b) => alphabet[b % 32]).join('')}`;
+};
+export const now = () => new Date().toISOString();
+
 export class Payments {
   readonly #byId = new Map<string, StoredPayment>();
-  private readonly emit: Emit;
-  private readonly baseUrl: () => string;
+  readonly #emit: Emit;
+  readonly #baseUrl: () => string;
+  /** How long an authorized payment with capture: true waits for its capture (0: the next moment). */
+  captureDelayMs = 0;
+
   constructor(emit: Emit, baseUrl: () => string) {
-    this.emit = emit;
-    this.baseUrl = baseUrl;
+    this.#emit = emit;
+    this.#baseUrl = baseUrl;
   }
 
+  find(id: string): StoredPayment | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Every payment's details, as GET /payments/{id} shows them. */
   all(): Json[] {
-    return [...this.#byId.values()].map((s) => s.payment);
+    return [...this.#byId.values()].map((p) => this.details(p));
+  }
+
+  emit(type: string, data: Json): void {
+    this.#emit(type, data);
   }
 
   create(body: Json): Answer {
@@ -85,144 +99,221 @@ export class Payments {
     }
     if (!Number.isInteger(amount) || (amount as number) < 0) return invalid('amount_invalid');
     if (typeof body.processing_channel_id !== 'string') return invalid('processing_channel_id_required');
-    const card = CARDS[source.number] ?? VISA;
-    const id = ckoId('pay');
-    const payment: Json = {
-      id,
-      action_id: ckoId('act'),
-      amount,
-      currency: body.currency,
-      reference: body.reference,
-      metadata: body.metadata ?? {},
-      processed_on: new Date().toISOString(),
-      source: sourceOf(source.number, card),
-    };
-    const stored = {
-      payment,
-      refunded: 0,
+    const card = cardProfile(source.number);
+    const payment = this.#stored(body, source, card);
+    const threeDS = (body['3ds'] ?? {}) as Json;
+    if (threeDS.enabled === true && card.threeDS === 'challenge') {
+      payment.threeDS = { downgraded: false, enrolled: 'Y' };
+      return { status: 202, body: this.#accepted(payment) };
+    }
+    if (threeDS.enabled === true && card.threeDS === 'not_enrolled') {
+      // attempt_n3d: the issuer is not enrolled, so the payment goes on without authentication.
+      payment.threeDS = { downgraded: threeDS.attempt_n3d === true, enrolled: 'N' };
+      this.#decide(payment, threeDS.attempt_n3d === true ? card.responseCode : '20150');
+      return { status: 201, body: this.#response(payment) };
+    }
+    if (threeDS.enabled === true) payment.threeDS = { downgraded: false, enrolled: 'Y', authentication_response: 'Y' };
+    this.#decide(payment, card.responseCode);
+    return { status: 201, body: this.#response(payment) };
+  }
+
+  #stored(body: Json, source: Json, card: CardProfile): StoredPayment {
+    const number = String(source.number);
+    const payment: StoredPayment = {
+      id: ckoId('pay'),
+      reference: typeof body.reference === 'string' ? body.reference : '',
+      amount: body.amount as number,
+      currency: String(body.currency),
+      metadata: (body.metadata ?? {}) as Json,
+      source: {
+        type: 'card',
+        id: ckoId('src'),
+        expiry_month: source.expiry_month,
+        expiry_year: source.expiry_year,
+        ...(typeof source.name === 'string' ? { name: source.name } : {}),
+        scheme: card.scheme,
+        last4: number.slice(-4),
+        fingerprint: randomBytes(32).toString('hex').toUpperCase(),
+        bin: number.slice(0, 6),
+        card_type: card.cardType,
+        issuer: card.issuer,
+        issuer_country: card.country,
+      },
+      requestedOn: now(),
+      status: 'Pending',
+      approved: false,
+      responseCode: null,
+      authCode: null,
+      threeDS: null,
+      capture: body.capture !== false,
       successUrl: String(body.success_url ?? ''),
       failureUrl: String(body.failure_url ?? ''),
+      actions: [],
+      refunded: 0,
     };
-    this.#byId.set(id, stored);
-    if (card.threeDS) {
-      Object.assign(payment, {
-        status: 'Pending',
-        '3ds': { downgraded: false, enrolled: 'Y' },
-        _links: {
-          self: { href: `${this.baseUrl()}/payments/${id}` },
-          redirect: { href: `${this.baseUrl()}/3ds/${id}` },
-        },
-      });
-      return { status: 202, body: payment };
+    this.#byId.set(payment.id, payment);
+    return payment;
+  }
+
+  /** The issuer answered: Authorized (and captured a moment later) or Declined, with its event. */
+  #decide(payment: StoredPayment, code: string): void {
+    const approved = code === '10000';
+    Object.assign(payment, {
+      approved,
+      status: approved ? 'Authorized' : 'Declined',
+      responseCode: code,
+      authCode: approved ? randomBytes(3).toString('hex').toUpperCase() : null,
+    });
+    const action = this.addAction(payment, 'Authorization', payment.amount, code);
+    this.#emit(approved ? 'payment_approved' : 'payment_declined', this.eventData(payment, action));
+    if (approved && payment.capture) {
+      setTimeout(() => this.#captured(payment), this.captureDelayMs).unref();
     }
-    this.#decide(stored, card.responseCode);
-    return { status: 201, body: payment };
+  }
+
+  #captured(payment: StoredPayment): void {
+    if (payment.status !== 'Authorized') return;
+    payment.status = 'Captured';
+    const action = this.addAction(payment, 'Capture', payment.amount, '10000');
+    this.#emit('payment_captured', this.eventData(payment, action));
+  }
+
+  addAction(payment: StoredPayment, type: Action['type'], amount: number, code: string, reference?: string): Action {
+    const action: Action = {
+      id: ckoId('act'),
+      type,
+      amount,
+      approved: code === '10000',
+      response_code: code,
+      response_summary: SUMMARIES[code] ?? 'Declined',
+      processed_on: now(),
+      ...(reference ? { reference } : {}),
+    };
+    payment.actions.push(action);
+    return action;
   }
 
   get(id: string): Answer {
-    const stored = this.#byId.get(id);
-    return stored ? { status: 200, body: stored.payment } : { status: 404, body: {} };
+    const payment = this.#byId.get(id);
+    return payment ? { status: 200, body: this.details(payment) } : { status: 404, body: null };
   }
 
-  byReference(reference: string): Answer {
-    const data = this.all().filter((p) => p.reference === reference);
+  /** GET /payments?reference=: newest first, as the documentation page says. */
+  byReference(reference: string, hideAll = false): Answer {
+    const data = hideAll
+      ? []
+      : [...this.#byId.values()]
+          .filter((p) => p.reference === reference)
+          .reverse()
+          .map((p) => this.details(p));
     return { status: 200, body: { limit: 10, skip: 0, total_count: data.length, data } };
   }
 
   /** The issuer's page answered: the payment is decided, and the shopper goes to success_url or failure_url. */
   completeThreeDS(id: string, passed: boolean): string | null {
-    const stored = this.#byId.get(id);
-    if (stored?.payment.status !== 'Pending') return null;
-    stored.payment['3ds'] = {
+    const payment = this.#byId.get(id);
+    if (payment?.status !== 'Pending') return null;
+    // `challenged` (the current API's 3ds object): the shopper saw the issuer's page.
+    payment.threeDS = {
       downgraded: false,
       enrolled: 'Y',
       authentication_response: passed ? 'Y' : 'N',
       challenged: true,
     };
-    delete (stored.payment._links as Json).redirect;
-    this.#decide(stored, passed ? '10000' : '20151');
-    const url = new URL(passed ? stored.successUrl : stored.failureUrl);
+    this.#decide(payment, passed ? '10000' : '20151');
+    const url = new URL(passed ? payment.successUrl : payment.failureUrl);
     url.searchParams.set('cko-session-id', ckoId('sid'));
     return url.href;
   }
 
-  refund(id: string, body: Json): Answer {
-    const stored = this.#byId.get(id);
-    if (!stored) return { status: 404, body: {} };
-    const total = stored.payment.amount as number;
-    const amount = body.amount === undefined ? total - stored.refunded : body.amount;
-    if (!['Captured', 'Partially Refunded'].includes(String(stored.payment.status))) return refusedRefund();
-    if (!Number.isInteger(amount) || (amount as number) <= 0) return invalid('amount_invalid');
-    if ((amount as number) > total - stored.refunded) return invalid('refund_amount_exceeds_balance');
-    stored.refunded += amount as number;
-    stored.payment.status = stored.refunded === total ? 'Refunded' : 'Partially Refunded';
-    const actionId = ckoId('act');
-    const reference = typeof body.reference === 'string' ? body.reference : undefined;
-    this.emit('payment_refunded', { ...eventData(stored.payment), action_id: actionId, amount, reference });
+  /** A webhook's data, as the documentation's examples show them. */
+  eventData(payment: StoredPayment, action: Action): Json {
     return {
-      status: 202,
-      body: { action_id: actionId, reference, _links: { payment: { href: `${this.baseUrl()}/payments/${id}` } } },
+      id: payment.id,
+      action_id: action.id,
+      reference: payment.reference,
+      amount: action.amount,
+      currency: payment.currency,
+      processed_on: action.processed_on,
+      response_code: action.response_code,
+      response_summary: action.response_summary,
+      metadata: payment.metadata,
+      source: payment.source,
     };
   }
 
-  dispute(paymentId: string): Json | null {
-    const stored = this.#byId.get(paymentId);
-    if (!stored) return null;
-    const dispute = {
-      id: ckoId('dsp'),
-      payment_id: paymentId,
-      amount: stored.payment.amount,
-      reason_code: '10.4',
-      category: 'fraudulent',
+  #links(payment: StoredPayment): Json {
+    const self = `${this.#baseUrl()}/payments/${payment.id}`;
+    const links: Json = { self: { href: self }, actions: { href: `${self}/actions` } };
+    if (payment.status === 'Authorized') links.void = { href: `${self}/voids` };
+    if (['Captured', 'Partially Refunded'].includes(payment.status)) links.refund = { href: `${self}/refunds` };
+    if (payment.status === 'Pending') links.redirect = { href: `${this.#baseUrl()}/3ds/${payment.id}` };
+    return links;
+  }
+
+  /** 201 to POST /payments (PaymentResponse). */
+  #response(payment: StoredPayment): Json {
+    const [authorization] = payment.actions;
+    return {
+      id: payment.id,
+      action_id: authorization?.id,
+      amount: payment.amount,
+      currency: payment.currency,
+      approved: payment.approved,
+      status: payment.status,
+      ...(payment.authCode ? { auth_code: payment.authCode } : {}),
+      response_code: payment.responseCode,
+      response_summary: SUMMARIES[payment.responseCode ?? ''] ?? 'Declined',
+      ...(payment.threeDS
+        ? { '3ds': { downgraded: payment.threeDS.downgraded, enrolled: payment.threeDS.enrolled } }
+        : {}),
+      risk: { flagged: false },
+      source: payment.source,
+      processed_on: authorization?.processed_on,
+      reference: payment.reference,
+      _links: this.#links(payment),
     };
-    this.emit('dispute_evidence_required', dispute);
-    return dispute;
   }
 
-  #decide(stored: StoredPayment, code: string): void {
-    const approved = code === '10000';
-    Object.assign(stored.payment, {
-      approved,
-      status: approved ? 'Captured' : 'Declined',
-      response_code: code,
-      response_summary: SUMMARIES[code] ?? 'Declined',
-      ...(approved ? { auth_code: randomBytes(3).toString('hex').toUpperCase() } : {}),
-    });
-    stored.payment._links = { self: { href: `${this.baseUrl()}/payments/${stored.payment.id}` } };
-    this.emit(approved ? 'payment_approved' : 'payment_declined', eventData(stored.payment));
+  /** 202 to POST /payments (PaymentAcceptedResponse): the shopper must go to the issuer's page. */
+  #accepted(payment: StoredPayment): Json {
+    const links = this.#links(payment);
+    return {
+      id: payment.id,
+      status: 'Pending',
+      reference: payment.reference,
+      '3ds': payment.threeDS,
+      _links: { self: links.self, redirect: links.redirect },
+    };
+  }
+
+  /** GET /payments/{id} (PaymentDetails): no response code at the top, the actions carry them. */
+  details(payment: StoredPayment): Json {
+    return {
+      id: payment.id,
+      requested_on: payment.requestedOn,
+      source: payment.source,
+      amount: payment.amount,
+      currency: payment.currency,
+      payment_type: 'Regular',
+      reference: payment.reference,
+      status: payment.status,
+      approved: payment.approved,
+      ...(payment.threeDS ? { '3ds': payment.threeDS } : {}),
+      risk: { flagged: false },
+      metadata: payment.metadata,
+      actions: payment.actions.map(({ id, type, response_code, response_summary }) => ({
+        id,
+        type,
+        response_code,
+        response_summary,
+      })),
+      _links: this.#links(payment),
+    };
   }
 }
 
-function sourceOf(number: string, card: CardProfile): Json {
-  return {
-    type: 'card',
-    id: ckoId('src'),
-    scheme: card.scheme,
-    last4: number.slice(-4),
-    bin: number.slice(0, 6),
-    card_type: card.cardType,
-    issuer: card.issuer,
-    issuer_country: card.country,
-  };
-}
-
-const eventData = (payment: Json): Json => ({
-  id: payment.id,
-  action_id: payment.action_id,
-  reference: payment.reference,
-  amount: payment.amount,
-  currency: payment.currency,
-  response_code: payment.response_code,
-  response_summary: payment.response_summary,
-  metadata: payment.metadata,
-  source: payment.source,
-});
-
-const invalid = (code: string): Answer => ({
+export const invalid = (code: string): Answer => ({
   status: 422,
   body: { request_id: ckoId('req'), error_type: 'request_invalid', error_codes: [code] },
-});
-const refusedRefund = (): Answer => ({
-  status: 403,
-  body: { request_id: ckoId('req'), error_type: 'action_not_allowed', error_codes: ['refund_not_allowed'] },
 });

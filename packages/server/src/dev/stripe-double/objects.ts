@@ -46,6 +46,7 @@ export function chargeOf(pi: Json, pm: Json, profile: CardProfile, paid: boolean
     amount: pi.amount,
     amount_captured: paid ? pi.amount : 0,
     amount_refunded: 0,
+    billing_details: pm.billing_details,
     captured: paid,
     paid,
     refunded: false,

@@ -27,6 +27,7 @@ const invalid = (message: string, param?: string, code = 'parameter_missing'): A
 /** PaymentIntents as Stripe keeps them: create-and-confirm, retrieve, search, 3-D Secure. */
 export class Payments {
   readonly #payments = new Map<string, Payment>();
+  readonly #disputes = new Map<string, Json>();
   readonly #emit: Emit;
   readonly #origin: () => string;
 
@@ -62,7 +63,7 @@ export class Payments {
       amount,
       amount_received: 0,
       currency: 'usd',
-      capture_method: 'automatic',
+      capture_method: field(form, 'capture_method') === 'manual' ? 'manual' : 'automatic',
       confirmation_method: 'automatic',
       client_secret: `${id}_secret_${randomBytes(12).toString('hex')}`,
       created: nowSeconds(),
@@ -101,15 +102,44 @@ export class Payments {
     return { status: 200, body: this.view(payment, expand) };
   }
 
+  /** Approved: captured at once, or, with capture_method=manual, authorized only (requires_capture). */
   #succeed(payment: Payment, threeDS: string | null): void {
+    const manual = payment.pi.capture_method === 'manual';
     payment.charge = chargeOf(payment.pi, payment.pm, payment.profile, true, threeDS);
+    if (manual) Object.assign(payment.charge, { captured: false, amount_captured: 0 });
     Object.assign(payment.pi, {
-      status: 'succeeded',
-      amount_received: payment.pi.amount,
+      status: manual ? 'requires_capture' : 'succeeded',
+      amount_received: manual ? 0 : payment.pi.amount,
+      amount_capturable: manual ? payment.pi.amount : 0,
       latest_charge: payment.charge.id,
       next_action: null,
     });
-    this.#emit('payment_intent.succeeded', this.view(payment, []));
+    this.#emit(
+      manual ? 'payment_intent.amount_capturable_updated' : 'payment_intent.succeeded',
+      this.view(payment, []),
+    );
+  }
+
+  /** POST /v1/payment_intents/{id}/cancel: an uncaptured PaymentIntent is cancelled, its authorization released. */
+  cancel(id: string, expand: string[]): Answer {
+    const payment = this.#payments.get(id);
+    if (!payment) return this.retrieve(id, expand);
+    if (['succeeded', 'canceled'].includes(String(payment.pi.status))) {
+      const message = `You cannot cancel this PaymentIntent because it has a status of ${payment.pi.status}.`;
+      return {
+        status: 400,
+        body: errorBody({ type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message }),
+      };
+    }
+    Object.assign(payment.pi, {
+      status: 'canceled',
+      canceled_at: nowSeconds(),
+      cancellation_reason: 'requested_by_customer',
+      amount_capturable: 0,
+      next_action: null,
+    });
+    this.#emit('payment_intent.canceled', this.view(payment, []));
+    return { status: 200, body: this.view(payment, expand) };
   }
 
   #decline(payment: Payment, code: string, declineCode: string | undefined, message: string): Answer {
@@ -172,12 +202,12 @@ export class Payments {
   }
 
   /** Supports the one query Obolus sends: metadata['key']:'value'. */
-  search(query: string, expand: string[]): Answer {
+  search(query: string, expand: string[], stale = false): Answer {
     const match = /^metadata\['([A-Za-z0-9_]+)'\]:'([^']*)'$/.exec(query.trim());
     if (!match) return invalid("The double understands metadata['key']:'value' only.", 'query', 'parameter_invalid');
     const [, key, value] = match as unknown as [string, string, string];
     const data = this.all()
-      .filter((p) => (p.pi.metadata as Record<string, unknown>)[key] === value)
+      .filter((p) => !stale && (p.pi.metadata as Record<string, unknown>)[key] === value)
       .map((p) =>
         this.view(
           p,
@@ -195,20 +225,40 @@ export class Payments {
     const payment = this.#payments.get(id);
     if (!payment?.charge || payment.pi.status !== 'succeeded') return null;
     payment.charge.disputed = true;
-    const dispute = {
+    const dispute: Json = {
       id: stripeId('dp'),
       object: 'dispute',
       amount: payment.pi.amount,
+      balance_transactions: [],
       currency: 'usd',
       charge: payment.charge.id,
       payment_intent: payment.pi.id,
+      evidence: {},
+      evidence_details: {
+        due_by: nowSeconds() + 7 * 86_400,
+        has_evidence: false,
+        past_due: false,
+        submission_count: 0,
+      },
+      is_charge_refundable: false,
+      metadata: {},
       reason: 'fraudulent',
       status: 'needs_response',
       created: nowSeconds(),
       livemode: true,
     };
-    this.#emit('charge.dispute.created', dispute);
+    this.#disputes.set(String(dispute.id), dispute);
+    this.#emit('charge.dispute.created', structuredClone(dispute));
     return dispute;
+  }
+
+  /** The card network decides a dispute: Stripe says so with charge.dispute.closed. */
+  closeDispute(id: string, status: 'won' | 'lost'): Json | null {
+    const dispute = this.#disputes.get(id);
+    if (!dispute) return null;
+    dispute.status = status;
+    this.#emit('charge.dispute.closed', structuredClone(dispute));
+    return structuredClone(dispute);
   }
 
   view(payment: Payment, expand: string[]): Json {

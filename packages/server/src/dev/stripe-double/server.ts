@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiFault, Faults, type FaultTarget, issuerPage, listenDouble } from '../double-http.ts';
+import {
+  type ApiFault,
+  type ExchangeObserver,
+  Faults,
+  type FaultTarget,
+  issuerPage,
+  listenDouble,
+} from '../double-http.ts';
 import { decodeForm, type FormValue, stringList } from './form.ts';
 import { errorBody, type Json } from './objects.ts';
 import { type Answer, Payments } from './payments.ts';
@@ -38,7 +45,10 @@ export interface StripeDouble {
   payments: Payments;
   refunds: Refunds;
   requests: RecordedRequest[];
-  arm(target: FaultTarget, fault: ApiFault, times?: number): void;
+  /** Told of every API request and its answer. */
+  observers: ExchangeObserver[];
+  /** The next `times` calls to `target` get `fault`, after `skip` calls that go through. */
+  arm(target: FaultTarget, fault: ApiFault, times?: number, skip?: number): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -53,6 +63,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
   const requests: RecordedRequest[] = [];
   const idempotency = new Map<string, Stored>();
   const faults = new Faults();
+  const observers: ExchangeObserver[] = [];
 
   const handleApi = async (req: IncomingMessage, res: ServerResponse, path: string, raw: string) => {
     const auth = req.headers.authorization ?? null;
@@ -70,6 +81,10 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
         errorBody({ type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${path}).` }),
       );
     const fault = faults.take(route.target);
+    if (fault?.fault === 'stale_list' && route.target === 'search') {
+      const f = decodeForm(new URL(req.url ?? '', 'http://x').search.slice(1));
+      return send(res, 200, payments.search(String(f.query ?? ''), stringList(f.expand), true).body);
+    }
     if (fault?.fault === 'error_500_before') return send(res, 500, apiError());
     if (fault?.fault === 'conflict_409') return send(res, 409, inProgress(key ?? ''));
     if (fault?.fault === 'rate_limit_429') {
@@ -124,11 +139,15 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     }
     const id = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
     if (method === 'GET' && id) return form((f) => payments.retrieve(id, stringList(f.expand)), 'retrieve');
+    const cancel = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)\/cancel$/.exec(path)?.[1];
+    if (method === 'POST' && cancel) return form((f) => payments.cancel(cancel, stringList(f.expand)), 'void');
     return null;
   };
 
   const control = (path: string, body: Record<string, unknown>) => {
     if (path === '/__double/disputes') return payments.dispute(String(body.payment_intent)) ?? {};
+    const dispute = /^\/__double\/disputes\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
+    if (dispute) return payments.closeDispute(dispute, body.status === 'won' ? 'won' : 'lost') ?? {};
     const refund = /^\/__double\/refunds\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
     return refund ? (refunds.setStatus(refund, body.status as 'failed') ?? {}) : null;
   };
@@ -145,7 +164,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
   const failed = (res: ServerResponse) => send(res, 500, apiError());
   const listening = await listenDouble(
     options.port ?? 0,
-    { faults, webhooks, requests, control, threeDS, api, failed },
+    { faults, webhooks, requests, control, threeDS, api, failed, observers },
     (at) => {
       url = at;
     },
@@ -157,7 +176,8 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     payments,
     refunds,
     requests,
-    arm: (target, fault, times = 1) => faults.arm(target, fault, times),
+    observers,
+    arm: (target, fault, times = 1, skip = 0) => faults.arm(target, fault, times, skip),
     reset: listening.reset,
     close: listening.close,
   };

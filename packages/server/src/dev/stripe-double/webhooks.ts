@@ -8,7 +8,9 @@ export type WebhookFault =
   | { fault: 'out_of_order'; count: number }
   | { fault: 'bad_signature' }
   /** Signed as if sent 10 minutes ago: outside the 5-minute tolerance. */
-  | { fault: 'stale' };
+  | { fault: 'stale' }
+  /** Signed as if sent 10 minutes from now: as far outside the tolerance. */
+  | { fault: 'future' };
 
 export interface SentWebhook {
   id: string;
@@ -45,7 +47,7 @@ const STRIPE_FORMAT: WebhookFormat = {
     'stripe-signature': stripeSignature(
       body,
       fault?.fault === 'bad_signature' ? 'whsec_forged' : secret,
-      fault?.fault === 'stale' ? nowSeconds() - 600 : nowSeconds(),
+      fault?.fault === 'stale' ? nowSeconds() - 600 : fault?.fault === 'future' ? nowSeconds() + 600 : nowSeconds(),
     ),
   }),
 };
@@ -58,6 +60,8 @@ export class WebhookSender {
   }
 
   endpoint: { url: string; secret: string } | null = null;
+  /** Told of every event the double emits (the test suite checks it against the acquirer's definitions). */
+  readonly observers: ((event: Json) => void)[] = [];
   readonly sent: SentWebhook[] = [];
   readonly events: Json[] = [];
   #faults: WebhookFault[] = [];
@@ -81,6 +85,7 @@ export class WebhookSender {
   emit(type: string, object: Json): void {
     const event = this.format.envelope(type, object);
     this.events.push(event);
+    for (const observer of this.observers) observer(event);
     if (this.#holding > 0) {
       this.#held.push(event);
       if (--this.#holding === 0) for (const held of this.#held.splice(0).reverse()) this.#dispatch(held);

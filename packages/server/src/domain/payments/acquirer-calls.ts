@@ -25,19 +25,6 @@ export async function withDeadline<T>(ms: number, call: () => Promise<T>): Promi
 }
 
 /**
- * Runs `call` and, when its answer is lost (`retryable`), once more with the same
- * idempotency key: the acquirer then answers the first request's result or does it once.
- */
-export async function retryOnce<T>(call: () => Promise<T>, retryable: (error: unknown) => boolean): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!retryable(error)) throw error;
-    return call();
-  }
-}
-
-/**
  * A reconciler's read of an acquirer (the port's `lookup`): the outcome once it is decided,
  * null while the acquirer cannot say (not found yet, undecided, or not reachable: `failed`
  * is told and the next pass asks again).

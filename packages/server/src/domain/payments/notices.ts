@@ -1,4 +1,4 @@
-import { type ChargebackStore, recordChargeback } from '../chargebacks.ts';
+import { type ChargebackStore, recordChargeback, recordDisputeWon } from '../chargebacks.ts';
 import { TX_STATUS } from '../transactions.ts';
 import type { Processor, ProcessorNotice } from './ports.ts';
 import { type SettleDeps, settleAttempt } from './settle.ts';
@@ -9,13 +9,17 @@ export interface NoticeLog {
   remember(processor: string, eventId: string, now: number): Promise<void>;
 }
 
-/** What becomes of a refund the acquirer reports on (domain/refunds.ts). */
+/**
+ * What becomes of a refund the acquirer reports on (domain/refunds.ts): applied, nothing to
+ * do, or `retry` when it names a refund of ours whose call is still unanswered (the acquirer
+ * is asked to send it again once the resend has learnt its id).
+ */
 export interface RefundNotices {
   settleRefundNotice(
     processor: string,
     notice: Extract<ProcessorNotice, { kind: 'refund' }>,
     now: number,
-  ): Promise<boolean>;
+  ): Promise<boolean | 'retry'>;
 }
 
 export interface NoticeDeps extends SettleDeps {
@@ -24,8 +28,12 @@ export interface NoticeDeps extends SettleDeps {
   refundNotices: RefundNotices;
 }
 
-/** `retry`: it names a payment we cannot place yet (its attempt still unknown): not remembered, asked to be sent again. */
-export type NoticeResult = 'applied' | 'duplicate' | 'ignored' | 'retry';
+/**
+ * `retry`: it names a payment or refund we cannot place yet (its attempt still unknown, its
+ * refund call unanswered): not remembered, asked to be sent again. `refused`: it did not match
+ * the attempt (decision 0193): nothing settled, the attempt raised for review, a warning logged.
+ */
+export type NoticeResult = 'applied' | 'duplicate' | 'ignored' | 'retry' | 'refused';
 
 /**
  * Applies one signed notice from an acquirer (a Stripe webhook). Duplicates are dropped
@@ -47,10 +55,15 @@ export async function applyProcessorNotice(
   const applied = await apply(deps, processor, notice);
   if (applied === 'retry') return applied;
   await deps.noticeLog.remember(processor.name, notice.eventId, deps.clock.now());
+  if (applied === 'refused') return applied;
   return applied ? 'applied' : 'ignored';
 }
 
-async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNotice): Promise<boolean | 'retry'> {
+async function apply(
+  deps: NoticeDeps,
+  processor: Processor,
+  notice: ProcessorNotice,
+): Promise<boolean | 'retry' | 'refused'> {
   switch (notice.kind) {
     case 'payment': {
       const attempt = await deps.store.attemptOfProcessor(processor.name, { attemptId: notice.attempt.attemptId });
@@ -58,13 +71,15 @@ async function apply(deps: NoticeDeps, processor: Processor, notice: ProcessorNo
       // The payment as it is now beats the event's snapshot of it (events can arrive out of order).
       const current = processor.lookup ? await processor.lookup(notice.attempt).catch(() => null) : null;
       const settled = await settleAttempt(deps, attempt, current ?? notice.outcome);
-      return settled.kind !== 'unchanged';
+      return settled.kind === 'refused' ? 'refused' : settled.kind !== 'unchanged';
     }
     case 'dispute': {
       const attempt = await disputedAttempt(deps, processor, notice.paymentRef);
       // Out of order: a dispute of a payment whose approval we cannot record yet waits for it.
       if (!attempt) return 'retry';
       const dispute = { accountId: attempt.accountId, transactionId: attempt.id };
+      // Lost (or never seen opened): the chargeback stands. Won: the money came back.
+      if (notice.stage === 'won') return (await recordDisputeWon(deps.chargebacks, deps.clock, dispute)) !== null;
       return (await recordChargeback(deps.chargebacks, deps.clock, dispute)) !== null;
     }
     case 'refund':

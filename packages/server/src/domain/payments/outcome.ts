@@ -1,10 +1,11 @@
-import type { Clock } from '../../clock.ts';
+import { type Clock, MINUTE } from '../../clock.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { ErrorCode } from '../errors.ts';
 import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import { normalizeIssuer } from './issuer-details.ts';
+import { mismatchOf, raisedForReview } from './matching.ts';
 import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs } from './ports.ts';
 
 /** What the shopper's widget learns about an attempt. */
@@ -77,7 +78,13 @@ export async function recordOutcome(
   challengeToken = newChallengeToken(),
 ): Promise<RecordedOutcome> {
   const now = deps.clock.now();
-  const base = { ...withIssuer(pending, outcome.issuer, 'refs' in outcome ? outcome.refs : undefined), updatedAt: now };
+  // Not this attempt's payment (decision 0193): left pending for the reconciler, which raises it for review.
+  if (mismatchOf(pending, outcome)) return { status: 'processing', intent, transaction: pending, won: false };
+  const base = {
+    ...withIssuer(pending, outcome.issuer, 'refs' in outcome ? outcome.refs : undefined),
+    ...followUpOf(pending, outcome, now),
+    updatedAt: now,
+  };
   switch (outcome.kind) {
     case 'challenge': {
       const tx = {
@@ -120,15 +127,42 @@ export async function recordOutcome(
   }
 }
 
+/** A look at the acquirer again later (decision 0191): the payment was sent twice, or other approvals exist. */
+export const FOLLOW_UP_CHECK_MS = MINUTE;
+
+function followUpOf(pending: Transaction, outcome: AuthorizeOutcome, now: number): Partial<Transaction> {
+  const duplicates = outcome.kind === 'approved' ? (outcome.duplicates ?? []) : [];
+  if (duplicates.length > 0) {
+    const found = duplicates.map((d) => ({ payment: d.payment, givenBack: null }));
+    const raised = raisedForReview(pending, 'duplicate_payments', now);
+    // Given back by the next reconciler pass.
+    return {
+      duplicatePayments: found,
+      followUpAt: now,
+      reviewRequestedAt: raised.reviewRequestedAt,
+      reviewReason: raised.reviewReason,
+    };
+  }
+  if (outcome.resent && (outcome.kind === 'approved' || outcome.kind === 'declined' || outcome.kind === 'error')) {
+    return { followUpAt: now + FOLLOW_UP_CHECK_MS };
+  }
+  return {};
+}
+
 async function finish(
   deps: OutcomeDeps,
   tx: Transaction,
   intentStatus: 'succeeded' | 'failed',
   eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed',
 ): Promise<RecordedOutcome> {
+  // Duplicates found as it was settled raise the attempt for review (decision 0191).
+  const review = tx.reviewReason === 'duplicate_payments' && tx.followUpAt === tx.updatedAt;
   const intent = await deps.store.finishAttempt(tx, intentStatus, (after) => [
     transactionEvent('transaction.updated', tx),
     intentEvent(eventType, after),
+    ...(review
+      ? [{ ...transactionEvent('transaction.updated', tx), type: 'payment_attempt.requires_review' as const }]
+      : []),
   ]);
   if (intent) return { ...outcomeOf(intent, tx), won: true };
   // Another request finished this attempt first (two challenge completions racing): its answer stands.

@@ -52,10 +52,19 @@ export interface PaymentStore {
   flagForReview(tx: Transaction, now: number, events: EventDraft[]): Promise<boolean>;
 
   /**
-   * Compare-and-set: records how an approval that came after the attempt was recorded as
-   * failed was given back (`tx.reversal`, with the acquirer's refs), once, with the events.
+   * Compare-and-set on the attempt as `before` read it (its updatedAt): writes what a follow-up
+   * at the acquirer changed (`reversal`, `duplicatePayments`, `followUpAt`, the review and its
+   * reason, the acquirer's refs), with the events. False when the attempt changed meanwhile.
    */
-  recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean>;
+  recordFollowUp(before: Transaction, after: Transaction, events: EventDraft[]): Promise<boolean>;
+
+  /** The reconciler's follow-ups, across accounts: finished attempts of `processors` due by `now`, in (followUpAt, id) order. */
+  dueFollowUps(query: {
+    processors: readonly string[];
+    now: number;
+    after: { followUpAt: number; id: string } | null;
+    limit: number;
+  }): Promise<Transaction[]>;
 
   /** Attempts still pending and flagged for review, across accounts (the metric). */
   countAwaitingReview(): Promise<number>;
@@ -123,7 +132,7 @@ export interface ProcessorRefs {
 }
 
 export interface AuthorizeRequest {
-  /** The transaction id of this attempt: processors use it as their idempotency key. */
+  /** The transaction id of this attempt: processors use it as their idempotency key and reference. */
   attemptId: string;
   /** The intent the attempt pays, for the acquirer's metadata. */
   intentId: string;
@@ -134,6 +143,35 @@ export interface AuthorizeRequest {
   descriptor: string | null;
   /** Where the issuer's 3-D Secure page sends the shopper back (live connectors with redirects). */
   returnUrl: string;
+  /**
+   * automatic (the default): captured at once. manual: authorized only, captured or voided
+   * later (Stripe capture_method=manual, Checkout.com capture:false); see `voidAuthorization`.
+   */
+  capture?: 'automatic' | 'manual';
+}
+
+/**
+ * How far an approved payment has gone at the acquirer: an authorization can still be voided
+ * (nothing reaches the shopper's statement); captured money is given back by a refund.
+ */
+export type Funds = 'authorized' | 'captured';
+
+/** The acquirer's own amount (minor units) and currency of a payment: settled only when they match (decision 0193). */
+export interface AcquirerAmount {
+  amount: number;
+  currency: string;
+}
+
+/** What every outcome may also say. */
+export interface OutcomeNotes {
+  /**
+   * The connector sent the payment a second time (its first answer was lost and a lookup found
+   * nothing): the acquirer may hold a second payment for the attempt, so the domain looks
+   * again later (decision 0191).
+   */
+  resent?: boolean;
+  /** What the acquirer answered in its own words (status, codes; never card data): logs, verify-connector. */
+  acquirer?: string;
 }
 
 export type DeclineCode =
@@ -146,32 +184,40 @@ export type DeclineCode =
 
 export type ThreeDSResult = 'not_required' | 'frictionless' | 'challenge_passed' | 'challenge_failed';
 
-export type AuthorizeOutcome =
-  | {
-      kind: 'approved';
-      issuer: IssuerInfo | null;
-      authorizationCode: string | null;
-      threeDS: ThreeDSResult;
-      refs?: ProcessorRefs;
-      disputeAfterMs?: number;
-    }
-  | {
-      kind: 'declined';
-      issuer: IssuerInfo | null;
-      code: DeclineCode;
-      message: string;
-      threeDS: ThreeDSResult;
-      refs?: ProcessorRefs;
-    }
-  /**
-   * The issuer wants the shopper to authenticate. `redirectUrl`: the issuer's page to frame
-   * (a live acquirer); without it, the sandbox's own ACS page is shown. Then completeChallenge.
-   */
-  | { kind: 'challenge'; issuer: IssuerInfo | null; challengeRef: string; redirectUrl?: string; refs?: ProcessorRefs }
-  /** The processor failed to process (a processing error): nothing was charged. */
-  | { kind: 'error'; issuer: IssuerInfo | null; message: string }
-  /** We do not know whether money moved (timeout, lost connection): reconcile later. */
-  | { kind: 'unknown'; issuer: IssuerInfo | null; message: string; refs?: ProcessorRefs };
+export type AuthorizeOutcome = OutcomeNotes &
+  (
+    | {
+        kind: 'approved';
+        issuer: IssuerInfo | null;
+        authorizationCode: string | null;
+        threeDS: ThreeDSResult;
+        refs?: ProcessorRefs;
+        disputeAfterMs?: number;
+        /** Absent: captured (the sandbox, and connectors that do not say). */
+        funds?: Funds;
+        money?: AcquirerAmount;
+        /** Other approved payments the acquirer holds for the same attempt: given back by the domain. */
+        duplicates?: ProcessorRefs[];
+      }
+    | {
+        kind: 'declined';
+        issuer: IssuerInfo | null;
+        code: DeclineCode;
+        message: string;
+        threeDS: ThreeDSResult;
+        refs?: ProcessorRefs;
+        money?: AcquirerAmount;
+      }
+    /**
+     * The issuer wants the shopper to authenticate. `redirectUrl`: the issuer's page to frame
+     * (a live acquirer); without it, the sandbox's own ACS page is shown. Then completeChallenge.
+     */
+    | { kind: 'challenge'; issuer: IssuerInfo | null; challengeRef: string; redirectUrl?: string; refs?: ProcessorRefs }
+    /** The processor failed to process (a processing error): nothing was charged. */
+    | { kind: 'error'; issuer: IssuerInfo | null; message: string }
+    /** We do not know whether money moved (timeout, lost connection): reconcile later. */
+    | { kind: 'unknown'; issuer: IssuerInfo | null; message: string; refs?: ProcessorRefs }
+  );
 
 /** What the shopper did on the challenge page: the sandbox ACS reads it; a real issuer's answer comes from the acquirer. */
 export interface ChallengeAnswer {
@@ -202,20 +248,45 @@ export interface RefundRequest {
 export type RefundOutcome =
   | { kind: 'succeeded' | 'pending'; ref: string }
   | { kind: 'failed'; ref: string | null; message: string }
-  /** The answer was lost: retried with the same key until it is known. */
+  /** The answer was lost (or the payment cannot be refunded yet): sent again with the same key until it is known. */
   | { kind: 'unknown'; message: string };
+
+/** A payment the acquirer holds for one of our attempts (found by our reference). */
+export interface HeldPayment {
+  payment: string;
+  approved: boolean;
+  /** null when not approved. */
+  funds: Funds | null;
+}
+
+/**
+ * Giving a whole payment back: a void while it is only authorized, a refund once captured.
+ * `failed`: refused as the payment stands (it moved on, e.g. captured meanwhile): asked again later.
+ */
+export type ReversalOutcome =
+  | { kind: 'succeeded' | 'pending'; method: 'void' | 'refund'; ref: string }
+  /** The payment holds no money now (declined, cancelled, expired): nothing to give back. */
+  | { kind: 'nothing_taken'; status: string }
+  | { kind: 'failed' | 'unknown'; message: string };
+
+/** What a live connector will put on the shopper's statement for an intent's descriptor, or why it cannot. */
+export type DescriptorCheck = { ok: true; sent: string } | { ok: false; message: string };
 
 /** What an acquirer's signed notice (a webhook) reports, read by its connector. */
 export type ProcessorNotice =
   | { kind: 'payment'; eventId: string; attempt: AttemptRef; outcome: AuthorizeOutcome }
-  | { kind: 'dispute'; eventId: string; paymentRef: string }
+  /** opened: the network took the money back (a chargeback); won: it came back; lost: the chargeback stands. */
+  | { kind: 'dispute'; eventId: string; paymentRef: string; stage: 'opened' | 'won' | 'lost' }
   | {
       kind: 'refund';
       eventId: string;
       paymentRef: string;
-      /** Our refund id, when Obolus made the refund (the acquirer's metadata). */
+      /** Our refund id, when the notice carries it (Stripe: the refund's metadata). */
       refundId: string | null;
+      /** The acquirer's id of the refund (Stripe re_…, Checkout.com's action id): as its refund call answered. */
       ref: string;
+      /** Minor units, when the notice says. */
+      amount?: number;
       status: 'succeeded' | 'pending' | 'failed';
     }
   /** A type we do not act on: acknowledged and ignored. */
@@ -245,8 +316,18 @@ export interface Processor {
   recoverInterrupted?(attempt: InterruptedAttempt): AuthorizeOutcome | null;
   /** Gives money back at the acquirer. Processors that move no money (the sandbox) leave it out. */
   refund?(request: RefundRequest): Promise<RefundOutcome>;
-  /** Voids or refunds in full an approval the shopper was told had failed (a late approval). */
-  reverse?(attempt: AttemptRef): Promise<RefundOutcome>;
+  /**
+   * Gives back a whole payment we must not keep (a late approval, a duplicate): voided while
+   * only authorized, refunded once captured, as the acquirer says it stands now. Idempotent
+   * per payment.
+   */
+  reverse?(payment: { attemptId: string; paymentRef: string }): Promise<ReversalOutcome>;
+  /** Voids an authorization not captured yet (a merchant's cancel of a manual capture). `key`: the idempotency key. */
+  voidAuthorization?(request: { paymentRef: string; key: string }): Promise<ReversalOutcome>;
+  /** Every payment the acquirer holds for an attempt (a lookup by our reference); null when it cannot say now. */
+  paymentsOf?(attempt: AttemptRef): Promise<HeldPayment[] | null>;
+  /** What an intent's descriptor becomes on a statement through this connector, checked when the intent is created. */
+  statementDescriptor?(descriptor: string): DescriptorCheck;
   /** Our attempt id that the acquirer's payment carries (its metadata); null when it cannot say. */
   attemptIdOf?(paymentRef: string): Promise<string | null>;
   /** The request header that carries a notice's signature (Stripe-Signature when not said). */

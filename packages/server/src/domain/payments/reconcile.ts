@@ -28,6 +28,8 @@ export interface ReconcileReport {
   settled: Transaction[];
   /** Approvals of attempts recorded as failed, given back at the acquirer. */
   reversed: Transaction[];
+  /** What the acquirer said did not match the attempt (amount, currency, payment): nothing settled, raised for review. */
+  refused: Transaction[];
   /** Attempts the processor could not answer for yet: asked again next pass. */
   stillUnknown: Transaction[];
   /** Of those, the ones flagged for review in this pass (event payment_attempt.requires_review). */
@@ -41,7 +43,7 @@ export interface ReconcileReport {
  * still unknown after `reviewAfterMs` is flagged for review, once, and still asked about.
  */
 export async function reconcilePendingAttempts(deps: ReconcileDeps, signal?: AbortSignal): Promise<ReconcileReport> {
-  const report: ReconcileReport = { settled: [], reversed: [], stillUnknown: [], flaggedForReview: [] };
+  const report: ReconcileReport = { settled: [], reversed: [], refused: [], stillUnknown: [], flaggedForReview: [] };
   const askable = askableProcessors(deps.processors);
   const startedBefore = deps.clock.now() - (deps.reconcileAfterMs ?? RECONCILE_AFTER_MS);
   let after: { createdAt: number; id: string } | null = null;
@@ -77,6 +79,7 @@ async function reconcileOne(
   const settlement = outcome ? await settleAttempt(deps, attempt, outcome) : null;
   if (settlement?.kind === 'settled') report.settled.push(settlement.transaction);
   else if (settlement?.kind === 'reversed') report.reversed.push(settlement.transaction);
+  else if (settlement?.kind === 'refused') report.refused.push(settlement.transaction);
   else await stillUnknown(deps, attempt, report);
 }
 

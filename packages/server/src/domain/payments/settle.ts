@@ -1,6 +1,8 @@
-import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
+import { MINUTE } from '../../clock.ts';
+import { type Transaction, TX_STATUS } from '../transactions.ts';
+import { mismatchOf, recordFollowUp, withMismatch } from './matching.ts';
 import { type OutcomeDeps, recordOutcome, withIssuer } from './outcome.ts';
-import type { AuthorizeOutcome, Processor, ProcessorRegistry } from './ports.ts';
+import type { AuthorizeOutcome, ProcessorRegistry, ReversalOutcome } from './ports.ts';
 
 export interface SettleDeps extends OutcomeDeps {
   processors: ProcessorRegistry;
@@ -11,16 +13,25 @@ export type Settlement =
   | { kind: 'settled'; transaction: Transaction }
   /** An approval of an attempt already recorded as failed: given back at the acquirer and recorded. */
   | { kind: 'reversed'; transaction: Transaction }
+  /**
+   * Not about this attempt (decision 0193): another amount or currency, or another payment.
+   * Nothing of the attempt's outcome changed; it was raised for review (and another approved
+   * payment is a duplicate to give back). The caller logs a warning.
+   */
+  | { kind: 'refused'; transaction: Transaction; reason: string }
   /** Nothing to do: not a decision, already known, or a step backwards. */
   | { kind: 'unchanged'; transaction: Transaction };
 
 const FAILED: readonly number[] = [TX_STATUS.declined, TX_STATUS.failed];
+/** After a payment was sent twice, the acquirer's list is read again for this long (it may lag). */
+export const FOLLOW_UP_WINDOW_MS = 15 * MINUTE;
 
 /**
  * Applies what an acquirer says became of an attempt, whoever asked (the reconciler) or
  * told (a webhook). Forward only: a pending attempt gets its final state by the confirm's
  * own compare-and-set; a final state is never changed, except that an approval arriving
- * for an attempt the shopper was told had failed is given back at once and recorded.
+ * for an attempt the shopper was told had failed is given back at once and recorded (or
+ * left to the reconciler's next pass when the acquirer does not take it back now).
  */
 export async function settleAttempt(
   deps: SettleDeps,
@@ -28,6 +39,12 @@ export async function settleAttempt(
   outcome: AuthorizeOutcome,
 ): Promise<Settlement> {
   if (outcome.kind === 'unknown' || outcome.kind === 'challenge') return { kind: 'unchanged', transaction: attempt };
+  const mismatch = mismatchOf(attempt, outcome);
+  if (mismatch) {
+    const raised = withMismatch(attempt, outcome, mismatch, deps.clock.now());
+    await recordFollowUp(deps.store, attempt, raised);
+    return { kind: 'refused', transaction: raised, reason: raised.reviewReason ?? 'mismatch' };
+  }
   let current = attempt;
   if (attempt.status === TX_STATUS.pending) {
     const intent = await deps.intents.find(attempt.accountId, attempt.paymentIntentId);
@@ -40,30 +57,41 @@ export async function settleAttempt(
     if (outcome.kind !== 'approved') return { kind: 'settled', transaction: current };
   }
   if (outcome.kind === 'approved' && FAILED.includes(current.status) && current.reversal === null) {
-    return reverseLateApproval(deps, current, outcome);
+    return giveBackLateApproval(deps, current, outcome);
   }
   return { kind: 'unchanged', transaction: current };
 }
 
-async function reverseLateApproval(
+async function giveBackLateApproval(
   deps: SettleDeps,
   failed: Transaction,
   approval: Extract<AuthorizeOutcome, { kind: 'approved' }>,
 ): Promise<Settlement> {
-  const processor: Processor | null = deps.processors.byName(failed.processor);
-  const tx = withIssuer(failed, approval.issuer, approval.refs);
-  const answer = processor?.reverse
-    ? await processor.reverse({ attemptId: tx.id, paymentRef: tx.processorPaymentRef }).catch(() => null)
-    : null;
-  if (!answer || answer.kind === 'unknown' || answer.kind === 'failed') {
-    // Not given back yet: left for the next pass (reconciler) or delivery (webhook retry).
-    return { kind: 'unchanged', transaction: failed };
-  }
-  const reversed: Transaction = {
-    ...tx,
-    reversal: `${answer.kind === 'pending' ? 'refund pending' : 'refunded'} ${answer.ref}`,
-    updatedAt: deps.clock.now(),
-  };
-  const recorded = await deps.store.recordReversal(reversed, [transactionEvent('transaction.updated', reversed)]);
-  return { kind: recorded ? 'reversed' : 'unchanged', transaction: recorded ? reversed : failed };
+  const now = deps.clock.now();
+  const tx = { ...withIssuer(failed, approval.issuer, approval.refs), updatedAt: now };
+  const answer = tx.processorPaymentRef ? await giveBack(deps, tx, tx.processorPaymentRef) : null;
+  const reversal = answer ? givenBackAs(answer) : null;
+  // Not given back yet: the reconciler tries again on its next pass (and finds the payment by our reference).
+  const after = { ...tx, reversal, followUpAt: reversal ? tx.followUpAt : now };
+  const recorded = await recordFollowUp(deps.store, failed, after);
+  if (!recorded) return { kind: 'unchanged', transaction: failed };
+  return { kind: reversal ? 'reversed' : 'unchanged', transaction: after };
+}
+
+/** Gives one payment back in full through the attempt's processor: null when it cannot be asked. */
+export async function giveBack(deps: SettleDeps, attempt: Transaction, paymentRef: string) {
+  const processor = deps.processors.byName(attempt.processor);
+  if (!processor?.reverse) return null;
+  return processor
+    .reverse({ attemptId: attempt.id, paymentRef })
+    .catch((): ReversalOutcome => ({ kind: 'unknown', message: 'The acquirer did not answer.' }));
+}
+
+/** `voided act_…`, `void pending act_…`, `refunded re_…`, `refund pending act_…`; null when not given back. */
+export function givenBackAs(answer: ReversalOutcome): string | null {
+  if (answer.kind === 'nothing_taken') return `nothing taken (${answer.status})`;
+  if (answer.kind !== 'succeeded' && answer.kind !== 'pending') return null;
+  const done = answer.kind === 'succeeded';
+  const words = answer.method === 'void' ? (done ? 'voided' : 'void pending') : done ? 'refunded' : 'refund pending';
+  return `${words} ${answer.ref}`;
 }

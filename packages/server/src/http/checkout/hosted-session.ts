@@ -44,7 +44,7 @@ export function registerHostedSession(app: FastifyInstance, services: Services):
       const { repos, clock, config } = services;
       const productId = `prod_${request.params.id}`;
       const { products, accounts, intents, checkoutStarts: starts } = repos;
-      const deps = { products, accounts, intents, starts, clock };
+      const deps = { products, accounts, intents, starts, clock, processors: services.processors };
       const session = await startHostedCheckout(deps, {
         productId,
         previousSecret: cookie(request),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { applyProcessorNotice, type NoticeDeps } from '../../domain/payments/notices.ts';
 import { NoticeRejected } from '../../domain/payments/ports.ts';
-import { settleRefundNotice } from '../../domain/refunds.ts';
+import { settleRefundNotice } from '../../domain/refund-notices.ts';
 import { paymentDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 
@@ -34,8 +34,14 @@ export async function registerProcessorHooks(app: FastifyInstance, services: Ser
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         try {
           const result = await applyProcessorNotice(noticeDeps(services), processor, raw, String(signature ?? ''));
-          request.log.info({ connector: processor.name, result }, 'acquirer notice');
-          // 503: the acquirer sends it again later (Stripe retries for 3 days), once the payment is known.
+          if (result === 'refused') {
+            // Decision 0193: another amount, currency or payment than the attempt's. Acknowledged, nothing settled.
+            request.log.warn(
+              { connector: processor.name, result },
+              'acquirer notice does not match its attempt: raised for review',
+            );
+          } else request.log.info({ connector: processor.name, result }, 'acquirer notice');
+          // 503: the acquirer sends it again later (Stripe retries for 3 days), once the payment or refund is known.
           return reply.code(result === 'retry' ? 503 : 200).send({ received: true, result });
         } catch (error) {
           if (!(error instanceof NoticeRejected)) throw error;

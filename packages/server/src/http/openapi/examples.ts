@@ -58,7 +58,9 @@ const transaction = {
   processor_payment_id: null,
   processor_charge_id: null,
   requires_review: false,
+  review_reason: null,
   late_approval_reversal: null,
+  duplicate_payments: [],
   updated: 1793611800.123,
   refunds: [],
 };

@@ -14,6 +14,7 @@ import * as m0040 from './0040-processor-references.ts';
 import * as m0050 from './0050-dashboard-payments-and-form-uses.ts';
 import * as m0080 from './0080-idempotency-keys-on-writes.ts';
 import * as m0090 from './0090-unsent-refunds-index.ts';
+import * as m0100 from './0100-acquirer-follow-ups.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0050-dashboard-payments-and-form-uses': m0050,
   '0080-idempotency-keys-on-writes': m0080,
   '0090-unsent-refunds-index': m0090,
+  '0100-acquirer-follow-ups': m0100,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { ChargebackStore, DueDispute } from '../../domain/chargebacks.ts';
 import type { EventDraft } from '../../domain/events.ts';
 import type { TransactionWithRefunds } from '../../domain/transaction-queries.ts';
@@ -8,6 +8,8 @@ import type { Database } from '../schema.ts';
 import { appendEvents } from './events.ts';
 import { selectRefunds } from './refunds.ts';
 import { toTransaction } from './transactions.ts';
+
+type TransactionUpdate = UpdateQueryBuilder<Database, 'transactions', 'transactions', UpdateResult>;
 
 export class ChargebacksRepository implements ChargebackStore {
   readonly #db: Kysely<Database>;
@@ -20,18 +22,54 @@ export class ChargebacksRepository implements ChargebackStore {
     now: number,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null> {
-    return this.#db.transaction().execute(async (trx) => {
-      // chargeback = 0 in the condition: of several processes seeing the same due dispute,
-      // exactly one records it and writes its event.
-      const row = await trx
-        .updateTable('transactions')
+    // chargeback = 0 in the condition: of several processes seeing the same due dispute,
+    // exactly one records it and writes its event.
+    return this.#change(dispute, now, events, (update) =>
+      update
         .set({ chargeback: 1, status: TX_STATUS.chargeback, updated_at: now })
-        .where('account_id', '=', dispute.accountId)
-        .where('id', '=', dispute.transactionId)
         .where('chargeback', '=', 0)
-        .where('status', 'in', DISPUTABLE_STATUSES)
-        .returningAll()
-        .executeTakeFirst();
+        .where('status', 'in', DISPUTABLE_STATUSES),
+    );
+  }
+
+  reinstate(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#change(dispute, now, events, (update) =>
+      update
+        .set((eb) => ({
+          chargeback: 0,
+          // Back to what the refunds made it before the chargeback.
+          status: eb
+            .case()
+            .when('refunded_amount', '=', 0)
+            .then(eb.lit(TX_STATUS.settled))
+            .when('refunded_amount', '>=', eb.ref('amount'))
+            .then(eb.lit(TX_STATUS.refunded))
+            .else(eb.lit(TX_STATUS.partiallyRefunded))
+            .end(),
+          updated_at: now,
+        }))
+        .where('chargeback', '=', 1)
+        .where('status', '=', TX_STATUS.chargeback),
+    );
+  }
+
+  /** One compare-and-set UPDATE of the disputed transaction, its refunds and the events, in one database transaction. */
+  #change(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+    change: (update: TransactionUpdate) => TransactionUpdate,
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#db.transaction().execute(async (trx) => {
+      const update = trx
+        .updateTable('transactions')
+        .where('account_id', '=', dispute.accountId)
+        .where('id', '=', dispute.transactionId);
+      const row = await change(update).returningAll().executeTakeFirst();
       if (!row) return null;
       const transaction = toTransaction(row);
       const refunds = transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [row.id]) : [];

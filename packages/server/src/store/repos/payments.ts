@@ -1,4 +1,4 @@
-import { type Transaction as DbTransaction, type Kysely, sql } from 'kysely';
+import { type Transaction as DbTransaction, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { PaymentIntent } from '../../domain/intents.ts';
 import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
@@ -10,6 +10,8 @@ import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
 import { toTransaction, transactionRow } from './transactions.ts';
+
+type AttemptsQuery = SelectQueryBuilder<Database, 'transactions', Selectable<Database['transactions']>>;
 
 async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<PaymentIntent> {
   return toIntent(await trx.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
@@ -76,6 +78,11 @@ export class PaymentsRepository implements PaymentStore {
           card_funding: row.card_funding,
           processor_payment_ref: row.processor_payment_ref,
           processor_charge_ref: row.processor_charge_ref,
+          duplicate_payments: row.duplicate_payments,
+          follow_up_at: row.follow_up_at,
+          // A review raised meanwhile (the reconciler's) is kept.
+          review_requested_at: (eb) => eb.fn.coalesce('review_requested_at', sql.val(row.review_requested_at)),
+          review_reason: (eb) => eb.fn.coalesce('review_reason', sql.val(row.review_reason)),
           updated_at: row.updated_at,
         })
         .where('id', '=', tx.id)
@@ -174,21 +181,34 @@ export class PaymentsRepository implements PaymentStore {
     after: { createdAt: number; id: string } | null;
     limit: number;
   }): Promise<Transaction[]> {
-    if (query.processors.length === 0) return [];
-    let select = this.#db
-      .selectFrom('transactions')
-      .selectAll()
-      // A literal, not a parameter: SQLite matches a partial index only against literals.
-      .where('status', '=', sql.lit(TX_STATUS.pending))
-      .where('created_at', '<', query.startedBefore)
-      .where('processor', 'in', query.processors);
     const { after } = query;
+    return this.#attemptsPage(
+      query.processors,
+      (select) =>
+        select
+          // A literal, not a parameter: SQLite matches a partial index only against literals.
+          .where('status', '=', sql.lit(TX_STATUS.pending))
+          .where('created_at', '<', query.startedBefore),
+      'created_at',
+      after && { at: after.createdAt, id: after.id },
+      query.limit,
+    );
+  }
+
+  /** A page of a processor's attempts in (`order`, id) order, strictly after `after`. */
+  async #attemptsPage(
+    processors: readonly string[],
+    filter: (select: AttemptsQuery) => AttemptsQuery,
+    order: 'created_at' | 'follow_up_at',
+    after: { at: number; id: string } | null,
+    limit: number,
+  ): Promise<Transaction[]> {
+    if (processors.length === 0) return [];
+    let select = filter(this.#db.selectFrom('transactions').selectAll().where('processor', 'in', processors));
     if (after) {
-      select = select.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('created_at', 'id'), '>', tuple(after.createdAt, after.id)),
-      );
+      select = select.where(({ eb, refTuple, tuple }) => eb(refTuple(order, 'id'), '>', tuple(after.at, after.id)));
     }
-    const rows = await select.orderBy('created_at').orderBy('id').limit(query.limit).execute();
+    const rows = await select.orderBy(order).orderBy('id').limit(limit).execute();
     return rows.map(toTransaction);
   }
 
@@ -208,25 +228,46 @@ export class PaymentsRepository implements PaymentStore {
     });
   }
 
-  async recordReversal(tx: Transaction, events: EventDraft[]): Promise<boolean> {
+  async recordFollowUp(before: Transaction, after: Transaction, events: EventDraft[]): Promise<boolean> {
+    const row = transactionRow(after);
     return this.#writes.run(async (trx) => {
       const won = await trx
         .updateTable('transactions')
         .set({
-          reversal: tx.reversal,
-          processor_payment_ref: tx.processorPaymentRef,
-          processor_charge_ref: tx.processorChargeRef,
-          updated_at: tx.updatedAt,
+          reversal: row.reversal,
+          duplicate_payments: row.duplicate_payments,
+          follow_up_at: row.follow_up_at,
+          review_requested_at: row.review_requested_at,
+          review_reason: row.review_reason,
+          processor_payment_ref: row.processor_payment_ref,
+          processor_charge_ref: row.processor_charge_ref,
+          updated_at: row.updated_at,
         })
-        .where('id', '=', tx.id)
-        .where('account_id', '=', tx.accountId)
-        .where('status', 'in', [TX_STATUS.declined, TX_STATUS.failed])
-        .where('reversal', 'is', null)
+        .where('id', '=', before.id)
+        .where('account_id', '=', before.accountId)
+        .where('updated_at', '=', before.updatedAt)
         .executeTakeFirst();
       if (won.numUpdatedRows === 0n) return false;
-      await appendEvents(trx, events, tx.updatedAt);
+      await appendEvents(trx, events, after.updatedAt);
       return true;
     });
+  }
+
+  /** Served by the partial index transactions_follow_up (migration 0100): follow-ups are few. */
+  async dueFollowUps(query: {
+    processors: readonly string[];
+    now: number;
+    after: { followUpAt: number; id: string } | null;
+    limit: number;
+  }): Promise<Transaction[]> {
+    const { after } = query;
+    return this.#attemptsPage(
+      query.processors,
+      (select) => select.where('follow_up_at', 'is not', null).where('follow_up_at', '<=', query.now),
+      'follow_up_at',
+      after && { at: after.followUpAt, id: after.id },
+      query.limit,
+    );
   }
 
   async countAwaitingReview(): Promise<number> {

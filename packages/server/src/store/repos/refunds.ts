@@ -192,17 +192,38 @@ export class RefundsRepository implements RefundStore, RefundReader {
   }
 
   async findForNotice(
-    refundId: string,
+    by: { refundId: string } | { processor: string; processorRef: string },
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined> {
     const row = await this.#db
       .selectFrom('refunds')
       .innerJoin('transactions', 'transactions.id', 'refunds.transaction_id')
       .selectAll('refunds')
       .select(['transactions.processor as tx_processor', 'transactions.processor_payment_ref as tx_payment_ref'])
-      .where('refunds.id', '=', refundId)
+      .where((eb) =>
+        'refundId' in by
+          ? eb('refunds.id', '=', by.refundId)
+          : eb.and([
+              eb('refunds.processor_ref', '=', by.processorRef),
+              eb('transactions.processor', '=', by.processor),
+            ]),
+      )
       .executeTakeFirst();
     if (!row) return undefined;
     const { tx_processor, tx_payment_ref, ...refund } = row;
     return { refund: toRefund(refund), processor: tx_processor, paymentRef: tx_payment_ref };
+  }
+
+  async unansweredOf(processor: string, paymentRef: string): Promise<Refund[]> {
+    const rows = await this.#db
+      .selectFrom('refunds')
+      .innerJoin('transactions', 'transactions.id', 'refunds.transaction_id')
+      .selectAll('refunds')
+      .where('transactions.processor', '=', processor)
+      .where('transactions.processor_payment_ref', '=', paymentRef)
+      .where('refunds.status', '=', 'pending')
+      .where('refunds.processor_ref', 'is', null)
+      .orderBy('refunds.created_at')
+      .execute();
+    return rows.map(toRefund);
   }
 }

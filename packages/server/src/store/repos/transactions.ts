@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Page } from '../../domain/intents.ts';
 import type { TransactionFilter } from '../../domain/transaction-queries.ts';
-import type { Transaction, TxStatus } from '../../domain/transactions.ts';
+import type { DuplicatePayment, Transaction, TxStatus } from '../../domain/transactions.ts';
 import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import { readAtEndOfTurn } from '../end-of-turn.ts';
 import type { HotPaths } from '../hot-paths.ts';
@@ -51,6 +51,9 @@ export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
     challengeRedirectUrl: row.challenge_redirect_url,
     reviewRequestedAt: row.review_requested_at,
     reversal: row.reversal,
+    reviewReason: row.review_reason as Transaction['reviewReason'],
+    duplicatePayments: row.duplicate_payments ? (JSON.parse(row.duplicate_payments) as DuplicatePayment[]) : [],
+    followUpAt: row.follow_up_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -97,6 +100,9 @@ export function transactionRow(tx: Transaction): TransactionsTable {
     challenge_redirect_url: tx.challengeRedirectUrl,
     review_requested_at: tx.reviewRequestedAt,
     reversal: tx.reversal,
+    review_reason: tx.reviewReason,
+    duplicate_payments: tx.duplicatePayments.length > 0 ? JSON.stringify(tx.duplicatePayments) : null,
+    follow_up_at: tx.followUpAt,
     created_at: tx.createdAt,
     updated_at: tx.updatedAt,
   };

@@ -33,6 +33,7 @@ export function registerCreatePaymentIntent(app: FastifyInstance, services: Serv
         services.clock,
         accountOf(request),
         request.body,
+        services.processors,
         idempotentWrite(request),
       );
       return toPaymentIntentOut(intent);

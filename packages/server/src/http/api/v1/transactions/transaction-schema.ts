@@ -62,12 +62,30 @@ export const TransactionOut = Type.Object({
   processor_payment_id: nullable(Type.String({ description: "The acquirer's payment id (Stripe: pi_…)" })),
   processor_charge_id: nullable(Type.String({ description: "The acquirer's charge id (Stripe: ch_…)" })),
   requires_review: Type.Boolean({
-    description: 'Outcome still unknown after the review delay: an operator should look',
+    description:
+      'An operator should look: the outcome is still unknown after the review delay, or the acquirer named ' +
+      'another amount or payment, or made more than one payment for this attempt (review_reason)',
   }),
+  review_reason: nullable(
+    Type.Enum(['amount_mismatch', 'payment_mismatch', 'duplicate_payments'], {
+      description: 'Why it needs review; null for an unknown outcome (or when no review is needed)',
+    }),
+  ),
   late_approval_reversal: nullable(
     Type.String({
-      description: 'An approval that arrived after the shopper was told it failed, and how it was given back',
+      description:
+        'An approval that arrived after the shopper was told it failed, and how it was given back ' +
+        '(refunded <id>, refund pending <id>, voided <id>, void pending <id>)',
     }),
+  ),
+  duplicate_payments: Type.Array(
+    Type.Object({
+      processor_payment_id: Type.String({ description: "The acquirer's id of another payment made for this attempt" }),
+      given_back: nullable(
+        Type.String({ description: 'How it was given back; null: not yet (tried again every 30 s)' }),
+      ),
+    }),
+    { description: 'Other payments the acquirer made for this attempt (a payment sent twice), each given back' },
   ),
   updated: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
   refunds: Type.Array(RefundOut),
