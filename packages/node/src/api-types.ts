@@ -6,8 +6,8 @@ export interface PaymentIntent {
   client_secret: string;
   amount: number;
   currency: string;
-  status: string;
-  mode: string;
+  status: "requires_payment" | "processing" | "requires_capture" | "succeeded" | "failed" | "canceled" | "expired";
+  mode: "live" | "sandbox";
   /** Unix seconds */
   created: number;
   /** Unix seconds: the client_secret is refused from then on */
@@ -20,6 +20,10 @@ export interface PaymentIntent {
   metadata: Record<string, string>;
   product: string | null;
   last_transaction: string | null;
+  capture_method: "automatic" | "manual";
+  capture_before: number | null;
+  canceled_at: number | null;
+  cancellation_reason: "duplicate" | "fraudulent" | "requested_by_customer" | "abandoned" | "automatic" | null;
 }
 
 export interface Transaction {
@@ -222,7 +226,7 @@ export interface Event {
 export interface Error {
   error: {
     type: "invalid_request" | "authentication" | "server";
-    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "live_mode_unavailable" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
+    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "live_mode_unavailable" | "intent_unexpected_state" | "capture_amount_too_large" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_intent_canceled" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
     message: string;
     /** The parameter at fault, e.g. `amount` or `metadata[size]` */
     param?: string;
@@ -270,6 +274,10 @@ export type CreatePaymentIntentBody = {
 export type ListPaymentIntentsQuery = {
   limit?: number;
   starting_after?: string;
+};
+
+export type CancelPaymentIntentBody = {
+  cancellation_reason?: "duplicate" | "fraudulent" | "requested_by_customer" | "abandoned";
 };
 
 export type CreateProductBody = {

@@ -117,6 +117,46 @@ describe.each(PAGE_ENGINES)('the widget binds its ciphertexts and always reports
     }
   });
 
+  it('mounted on a canceled intent, or paying one canceled while the form was open: a canceled result, nothing charged', async () => {
+    const canceled = await createIntent(obolus, shop);
+    await obolus.call('POST', `/api/v1/payment-intents/${canceled.id}/cancel`, { key: shop.secretKey });
+    const mounted = await openHostPage(browser, host, obolus, {
+      pk: shop.clientKey,
+      clientSecret: canceled.client_secret,
+    });
+    const [result] = await results(mounted.page, 1);
+    expect(result).toMatchObject({
+      success: false,
+      status: 'canceled',
+      payment_intent: canceled.id,
+      error: { type: 'invalid_request', code: 'payment_intent_canceled' },
+    });
+    await mounted.widget.getByText('This payment was canceled by the shop.', { exact: false }).waitFor();
+    await mounted.page.screenshot({ path: artifactPath(`mount-canceled-light-1280-${engine}.png`) });
+
+    const open = await createIntent(obolus, shop, { amount: 1500 });
+    const { page, widget } = await openHostPage(
+      browser,
+      host,
+      obolus,
+      { pk: shop.clientKey, clientSecret: open.client_secret, theme: 'dark' },
+      { width: 375, dark: true },
+    );
+    await fillCard(widget, '4242424242424242');
+    await obolus.call('POST', `/api/v1/payment-intents/${open.id}/cancel`, { key: shop.secretKey });
+    await widget.getByRole('button', { name: 'Pay $15.00' }).click();
+    expect((await results(page, 1))[0]).toMatchObject({
+      success: false,
+      status: 'canceled',
+      payment_intent: open.id,
+      error: { code: 'payment_intent_canceled' },
+    });
+    await widget.getByText('This payment was canceled by the shop.', { exact: false }).waitFor();
+    await page.screenshot({ path: artifactPath(`pay-canceled-dark-375-${engine}.png`) });
+    const after = await obolus.call('GET', `/api/v1/payment-intents/${open.id}`, { key: shop.secretKey });
+    expect(after.json).toMatchObject({ status: 'canceled', last_transaction: null });
+  });
+
   it('mounted on an intent being processed: a processing result the host can act on', async () => {
     const intent = await createIntent(obolus, shop, { mode: 'live' });
     // Stripe answers 500 to the call and to its retry: the outcome is unknown, the intent processing.

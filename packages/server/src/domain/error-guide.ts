@@ -159,6 +159,19 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     meaning: 'The intent cannot be paid in its current state, e.g. it has already succeeded.',
     action: 'Retrieve the intent to see its status; create a new one for a new payment.',
   },
+  payment_intent_canceled: {
+    meaning: 'The merchant canceled this intent: its client_secret pays nothing.',
+    action: 'Return to the shop; it creates a new intent for a new payment.',
+  },
+  intent_unexpected_state: {
+    meaning:
+      'The intent cannot be canceled, updated or captured in its current status (e.g. a cancel of a succeeded intent, an update after a payment started, a capture of an intent not in requires_capture); nothing was changed.',
+    action: 'Retrieve the intent to see its status; the allowed transitions are in docs/lifecycle.md.',
+  },
+  capture_amount_too_large: {
+    meaning: '`amount_to_capture` is more than the authorized amount.',
+    action: 'Capture at most the amount authorized (the intent’s `amount`); nothing was captured.',
+  },
   payment_in_progress: {
     meaning: 'Another payment attempt on this intent is still running.',
     action: 'Wait for its result (the widget reports it) before trying again.',

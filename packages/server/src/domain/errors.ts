@@ -21,6 +21,9 @@ export const ERROR_CODES = [
   'headers_too_large',
   'mode_mismatch',
   'live_mode_unavailable',
+  // the intent's lifecycle: cancel, update, capture (decision 0240)
+  'intent_unexpected_state',
+  'capture_amount_too_large',
   // authentication
   'api_key_missing',
   'api_key_invalid',
@@ -49,6 +52,7 @@ export const ERROR_CODES = [
   'card_encryption_invalid',
   'payment_intent_expired',
   'payment_intent_unexpected_state',
+  'payment_intent_canceled',
   'payment_in_progress',
   'too_many_attempts',
   'live_payments_unavailable',

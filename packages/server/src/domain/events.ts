@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'payment_intent.succeeded',
   'payment_intent.payment_failed',
   'payment_intent.expired',
+  'payment_intent.canceled',
   'transaction.created',
   'transaction.updated',
   // An attempt of unknown outcome the acquirer could not settle in time: an operator should look (docs/live.md).

@@ -1,4 +1,4 @@
-import type { PaymentIntent } from './intents.ts';
+import type { CancellationReason, CaptureMethod, IntentStatus, Mode, PaymentIntent } from './intents.ts';
 
 /** The merchant-visible payment intent: API answers and event payloads both use this. */
 export interface PaymentIntentView {
@@ -7,8 +7,8 @@ export interface PaymentIntentView {
   client_secret: string;
   amount: number;
   currency: string;
-  status: string;
-  mode: string;
+  status: IntentStatus;
+  mode: Mode;
   created: number;
   expires_at: number;
   reference: string | null;
@@ -19,6 +19,11 @@ export interface PaymentIntentView {
   metadata: Record<string, string>;
   product: string | null;
   last_transaction: string | null;
+  capture_method: CaptureMethod;
+  /** Unix seconds: a requires_capture intent's authorization is voided then if not captured. */
+  capture_before: number | null;
+  canceled_at: number | null;
+  cancellation_reason: CancellationReason | null;
 }
 
 export function paymentIntentView(intent: PaymentIntent): PaymentIntentView {
@@ -40,5 +45,11 @@ export function paymentIntentView(intent: PaymentIntent): PaymentIntentView {
     metadata: intent.metadata,
     product: intent.productId,
     last_transaction: intent.lastTransactionId,
+    capture_method: intent.captureMethod,
+    capture_before: seconds(intent.captureBefore),
+    canceled_at: seconds(intent.canceledAt),
+    cancellation_reason: intent.cancellationReason,
   };
 }
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));

@@ -8,8 +8,20 @@ import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts
 import { paymentIntentView } from './intent-view.ts';
 import type { ProcessorRegistry } from './payments/ports.ts';
 
-export const INTENT_STATUSES = ['requires_payment', 'processing', 'succeeded', 'failed', 'expired'] as const;
+export const INTENT_STATUSES = [
+  'requires_payment',
+  'processing',
+  'requires_capture',
+  'succeeded',
+  'failed',
+  'canceled',
+  'expired',
+] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
+export type CaptureMethod = 'automatic' | 'manual';
+/** Stripe's reasons a merchant gives, and `automatic`: an authorization not captured in time (decision 0240). */
+export const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
+export type CancellationReason = (typeof CANCELLATION_REASONS)[number] | 'automatic';
 export type Mode = 'live' | 'sandbox';
 export type Theme = 'light' | 'dark';
 
@@ -40,6 +52,11 @@ export interface PaymentIntent {
   lastTransactionId: string | null;
   /** Declined or failed attempts so far: card-testing protection caps them. */
   failedAttempts: number;
+  captureMethod: CaptureMethod;
+  /** requires_capture: when the authorization is voided if not captured (decision 0241). */
+  captureBefore: number | null;
+  canceledAt: number | null;
+  cancellationReason: CancellationReason | null;
 }
 
 /** Shapes, types, lengths and ranges are checked by the route schema before this point. */
@@ -53,6 +70,7 @@ export interface CreateIntentIn {
   description?: string;
   theme?: Theme;
   mode?: Mode;
+  captureMethod?: CaptureMethod;
   /** Set only by the hosted checkout page (never by the merchant API's schema). */
   productId?: string;
 }
@@ -123,6 +141,10 @@ export async function createPaymentIntent(
     expiresAt: now + INTENT_LIFETIME_MS,
     lastTransactionId: null,
     failedAttempts: 0,
+    captureMethod: input.captureMethod ?? 'automatic',
+    captureBefore: null,
+    canceledAt: null,
+    cancellationReason: null,
   };
   await store.insert(intent, [intentEvent('payment_intent.created', intent)], idempotency?.key);
   return intent;

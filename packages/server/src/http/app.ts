@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { CRASH_PLAN, crashPoint } from '../crash-points.ts';
 import { newRequestId } from '../ids.ts';
 import { logRequestCompleted } from '../logger.ts';
+import { registerCancelPaymentIntent } from './api/v1/cancel-payment-intent.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
@@ -142,6 +143,7 @@ export async function buildApp(
       registerCreatePaymentIntent(api, services);
       registerRetrievePaymentIntent(api, services);
       registerListPaymentIntents(api, services);
+      registerCancelPaymentIntent(api, services);
       registerCreateProduct(api, services);
       registerRetrieveProduct(api, services);
       registerListProducts(api, services);

@@ -39,4 +39,8 @@ export const INTENT_COLUMNS = [
   'last_transaction_id',
   'failed_attempts',
   'idempotency_key',
+  'capture_method',
+  'capture_before',
+  'canceled_at',
+  'cancellation_reason',
 ] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;

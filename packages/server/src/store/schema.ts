@@ -46,6 +46,12 @@ export interface PaymentIntentsTable {
   failed_attempts: number;
   /** The Idempotency-Key it was created under (migration 0080). */
   idempotency_key: string | null;
+  /** automatic or manual (migration 0140). */
+  capture_method: string;
+  /** manual: when an authorization not captured is voided. */
+  capture_before: number | null;
+  canceled_at: number | null;
+  cancellation_reason: string | null;
 }
 
 export interface TransactionsTable {

@@ -47,9 +47,16 @@ const FINAL_CODES = new Set([
   'mode_mismatch',
   'payment_intent_expired',
   'payment_intent_unexpected_state',
+  'payment_intent_canceled',
   'too_many_attempts',
   'live_payments_unavailable',
 ]);
+
+/** A refusal that says what became of the intent since the widget read it. */
+const STATUS_OF_CODE: Record<string, string> = {
+  payment_intent_expired: 'expired',
+  payment_intent_canceled: 'canceled',
+};
 
 const FIELD_OF_PARAM: Record<string, FieldName> = {
   'card[number]': 'number',
@@ -140,6 +147,10 @@ function refusalFor(intent: ShopperIntent, mode: string): { message: string; err
   if (intent.status === 'expired') {
     const message = 'This payment has expired. Return to the shop to start again.';
     return { message, error: { type: 'invalid_request', code: 'payment_intent_expired', message } };
+  }
+  if (intent.status === 'canceled') {
+    const message = 'This payment was canceled by the shop. Nothing was charged.';
+    return { message, error: { type: 'invalid_request', code: 'payment_intent_canceled', message } };
   }
   return null;
 }
@@ -238,7 +249,7 @@ class Checkout {
     }
     if (error.code === 'card_encryption_invalid') encryptionKey = null;
     const final = FINAL_CODES.has(error.code);
-    const status = error.code === 'payment_intent_expired' ? 'expired' : this.#intent.status;
+    const status = STATUS_OF_CODE[error.code] ?? this.#intent.status;
     this.#link.result({ success: false, payment_intent: this.#intent.id, status, error: publicError(error) });
     if (final) view.notice(shopperMessage(error));
     else view.alert(shopperMessage(error));

@@ -46,8 +46,11 @@ export async function intentForSecret(deps: Pick<OutcomeDeps, 'intents'>, accoun
 
 /** Refuses an intent that cannot take a new attempt now, saying why. */
 export function assertPayable(intent: PaymentIntent, now: number): void {
-  if (intent.status === 'succeeded') {
+  if (intent.status === 'succeeded' || intent.status === 'requires_capture') {
     throw new ApiError('payment_intent_unexpected_state', 'This payment has already been completed.');
+  }
+  if (intent.status === 'canceled') {
+    throw new ApiError('payment_intent_canceled', 'This payment was canceled by the shop. Nothing was charged.');
   }
   if (intent.status === 'expired' || intent.expiresAt <= now) {
     throw new ApiError('payment_intent_expired', 'This payment has expired: its 7-day window has passed.');

@@ -1,5 +1,5 @@
 import type { EventDraft } from '../events.ts';
-import type { Mode, PaymentIntent } from '../intents.ts';
+import type { CancellationReason, Mode, PaymentIntent } from '../intents.ts';
 import type { Transaction } from '../transactions.ts';
 import type { CiphertextUse } from './card-binding.ts';
 
@@ -38,6 +38,18 @@ export interface PaymentStore {
   expire(
     intent: PaymentIntent,
     now: number,
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null>;
+
+  /**
+   * Compare-and-set: the intent, still in the status and with the last attempt `intent` was
+   * read with, becomes canceled (decision 0240), with the events. `voided`: a requires_capture
+   * intent's authorized attempt, written as voided in the same transaction. Null when the intent
+   * changed meanwhile.
+   */
+  cancel(
+    intent: PaymentIntent,
+    change: { now: number; reason: CancellationReason | null; voided?: Transaction },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null>;
 

@@ -32,6 +32,9 @@ const ShopperIntentOut = Type.Object({
 });
 type ShopperIntentOut = Static<typeof ShopperIntentOut>;
 
+/** Statuses the 7-day window ends (a paid, authorized or canceled intent stays what it is). */
+const UNFINISHED: readonly string[] = ['requires_payment', 'failed', 'processing', 'expired'];
+
 export function registerShopperIntent(app: FastifyInstance, services: Services): void {
   app.post<{ Body: Static<typeof ShopperIntentIn> }>(
     '/intent',
@@ -39,7 +42,7 @@ export function registerShopperIntent(app: FastifyInstance, services: Services):
     async (request) => {
       const account = await accountForClientKey(services, request.body.pk);
       const intent = await intentForSecret(paymentDeps(services), account, request.body.client_secret);
-      const expired = intent.status !== 'succeeded' && intent.expiresAt <= services.clock.now();
+      const expired = UNFINISHED.includes(intent.status) && intent.expiresAt <= services.clock.now();
       const out: ShopperIntentOut = {
         id: intent.id,
         amount: intent.amount,

@@ -20,6 +20,10 @@ const intent = {
   metadata: {},
   product: null,
   last_transaction: null,
+  capture_method: 'automatic',
+  capture_before: null,
+  canceled_at: null,
+  cancellation_reason: null,
 };
 
 const transaction = {
@@ -69,6 +73,12 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   createPaymentIntent: intent,
   retrievePaymentIntent: intent,
   listPaymentIntents: { object: 'list', data: [intent], has_more: false },
+  cancelPaymentIntent: {
+    ...intent,
+    status: 'canceled',
+    canceled_at: 1793612000,
+    cancellation_reason: 'requested_by_customer',
+  },
   retrieveTransaction: transaction,
   listTransactions: { object: 'list', data: [transaction], has_more: false },
 };

@@ -39,6 +39,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'Retrieve a payment intent',
     tag: 'Payment intents',
   },
+  'POST /api/v1/payment-intents/{id}/cancel': {
+    operationId: 'cancelPaymentIntent',
+    summary: 'Cancel a payment intent (requires_payment, failed or requires_capture)',
+    tag: 'Payment intents',
+    requestExample: { cancellation_reason: 'requested_by_customer' },
+  },
   'GET /api/v1/transactions': {
     operationId: 'listTransactions',
     summary: 'List transactions, newest first',

@@ -1,6 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
-import type { IntentStatus, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
+import type {
+  CancellationReason,
+  CaptureMethod,
+  IntentStatus,
+  IntentStore,
+  Page,
+  PaymentIntent,
+} from '../../domain/intents.ts';
 import type { AccountId, IntentId } from '../../ids.ts';
 import { readAtEndOfTurn } from '../end-of-turn.ts';
 import type { HotPaths } from '../hot-paths.ts';
@@ -30,6 +37,10 @@ export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
     expiresAt: row.expires_at,
     lastTransactionId: row.last_transaction_id,
     failedAttempts: row.failed_attempts,
+    captureMethod: row.capture_method as CaptureMethod,
+    captureBefore: row.capture_before,
+    canceledAt: row.canceled_at,
+    cancellationReason: row.cancellation_reason as CancellationReason | null,
   };
 }
 
@@ -55,6 +66,10 @@ export function intentRow(intent: PaymentIntent, idempotencyKey: string | null =
     last_transaction_id: intent.lastTransactionId,
     failed_attempts: intent.failedAttempts,
     idempotency_key: idempotencyKey,
+    capture_method: intent.captureMethod,
+    capture_before: intent.captureBefore,
+    canceled_at: intent.canceledAt,
+    cancellation_reason: intent.cancellationReason,
   };
 }
 

@@ -1,6 +1,6 @@
 import { type Transaction as DbTransaction, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
-import type { PaymentIntent } from '../../domain/intents.ts';
+import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts';
 import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
 import type { PaymentStore } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
@@ -152,6 +152,45 @@ export class PaymentsRepository implements PaymentStore {
       const expired = toIntent(won);
       await appendEvents(trx, events(expired), now);
       return expired;
+    });
+  }
+
+  cancel(
+    intent: PaymentIntent,
+    change: { now: number; reason: CancellationReason | null; voided?: Transaction },
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null> {
+    return this.#writes.run(async (trx) => {
+      let update = trx
+        .updateTable('payment_intents')
+        .set({
+          status: 'canceled',
+          canceled_at: change.now,
+          cancellation_reason: change.reason,
+          capture_before: null,
+          updated_at: change.now,
+        })
+        .where('id', '=', intent.id)
+        .where('account_id', '=', intent.accountId)
+        .where('status', '=', intent.status);
+      update =
+        intent.lastTransactionId === null
+          ? update.where('last_transaction_id', 'is', null)
+          : update.where('last_transaction_id', '=', intent.lastTransactionId);
+      const won = await update.returningAll().executeTakeFirst();
+      if (!won) return null;
+      const { voided } = change;
+      if (voided) {
+        await trx
+          .updateTable('transactions')
+          .set({ status: voided.status, reversal: voided.reversal, updated_at: voided.updatedAt })
+          .where('id', '=', voided.id)
+          .where('account_id', '=', voided.accountId)
+          .execute();
+      }
+      const canceled = toIntent(won);
+      await appendEvents(trx, events(canceled), change.now);
+      return canceled;
     });
   }
 

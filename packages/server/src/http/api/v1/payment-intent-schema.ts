@@ -1,8 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { paymentIntentView } from '../../../domain/intent-view.ts';
-import type { PaymentIntent } from '../../../domain/intents.ts';
+import { CANCELLATION_REASONS, INTENT_STATUSES, type PaymentIntent } from '../../../domain/intents.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const IntentParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** A flat object whose every value is a string (additionalProperties, so no key can slip past a pattern). */
 export const Metadata = Type.Unsafe<Record<string, string>>({
@@ -17,8 +19,8 @@ export const PaymentIntentOut = Type.Object({
   client_secret: Type.String(),
   amount: Type.Integer(),
   currency: Type.String(),
-  status: Type.String(),
-  mode: Type.String(),
+  status: Type.Enum([...INTENT_STATUSES]),
+  mode: Type.Enum(['live', 'sandbox']),
   created: Type.Integer({ description: 'Unix seconds' }),
   expires_at: Type.Integer({ description: 'Unix seconds: the client_secret is refused from then on' }),
   reference: nullable(Type.String()),
@@ -29,6 +31,12 @@ export const PaymentIntentOut = Type.Object({
   metadata: Metadata,
   product: nullable(Type.String()),
   last_transaction: nullable(Type.String()),
+  capture_method: Type.Enum(['automatic', 'manual']),
+  capture_before: nullable(
+    Type.Integer({ description: 'Unix seconds: an authorization not captured by then is voided (requires_capture)' }),
+  ),
+  canceled_at: nullable(Type.Integer({ description: 'Unix seconds' })),
+  cancellation_reason: nullable(Type.Enum([...CANCELLATION_REASONS, 'automatic'])),
 });
 export type PaymentIntentOut = Static<typeof PaymentIntentOut>;
 

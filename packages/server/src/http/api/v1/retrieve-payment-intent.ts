@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
 import { retrievePaymentIntent } from '../../../domain/intents.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
-import { PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
-
-const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
+import { IntentParams as Params, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 
 export function registerRetrievePaymentIntent(app: FastifyInstance, services: Services): void {
   app.get<{ Params: Static<typeof Params> }>(
