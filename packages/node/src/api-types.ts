@@ -276,6 +276,19 @@ export type ListPaymentIntentsQuery = {
   starting_after?: string;
 };
 
+export type UpdatePaymentIntentBody = {
+  amount?: number;
+  description?: string | null;
+  descriptor?: string | null;
+  reference?: string | null;
+  externalid?: string | null;
+  metadata?: Record<string, string>;
+  /** Refused: fixed at creation. */
+  mode?: unknown;
+  /** Refused: fixed at creation. */
+  currency?: unknown;
+};
+
 export type CancelPaymentIntentBody = {
   cancellation_reason?: "duplicate" | "fraudulent" | "requested_by_customer" | "abandoned";
 };

@@ -86,6 +86,11 @@ export interface IntentStore {
   /** The intent created under this Idempotency-Key since `since`, if any. */
   findByIdempotencyKey(accountId: AccountId, key: string, since: number): Promise<PaymentIntent | undefined>;
   find(accountId: AccountId, id: string): Promise<PaymentIntent | undefined>;
+  /**
+   * Compare-and-set: writes `after`'s merchant fields (amount, texts, metadata) while the intent
+   * is as `before` was read (its status, last attempt and updatedAt). Undefined when it changed.
+   */
+  update(before: PaymentIntent, after: PaymentIntent): Promise<PaymentIntent | undefined>;
   /** Newest first; `after` is an intent of the same account the page starts after. */
   list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>>;
 }
@@ -155,7 +160,10 @@ export async function createPaymentIntent(
  * refuses live charges on an account not activated, rather than after the shopper typed a card.
  * Its descriptor must be one the connector can print on a statement (decision 0198).
  */
-function assertPayable(input: CreateIntentIn, processors: Pick<ProcessorRegistry, 'forMode'>): void {
+export function assertPayable(
+  input: Pick<CreateIntentIn, 'mode' | 'descriptor'>,
+  processors: Pick<ProcessorRegistry, 'forMode'>,
+): void {
   if ((input.mode ?? 'live') !== 'live') return;
   const live = processors.forMode('live');
   if (!live) {

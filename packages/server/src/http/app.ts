@@ -12,6 +12,7 @@ import { registerListProducts } from './api/v1/list-products.ts';
 import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
 import { registerRetrieveProduct } from './api/v1/retrieve-product.ts';
 import { registerTransactionsApi } from './api/v1/transactions/register.ts';
+import { registerUpdatePaymentIntent } from './api/v1/update-payment-intent.ts';
 import { registerUpdateProduct } from './api/v1/update-product.ts';
 import { registerWebhookRoutes } from './api/v1/webhooks.ts';
 import { registerCheckout } from './checkout/register.ts';
@@ -144,6 +145,7 @@ export async function buildApp(
       registerRetrievePaymentIntent(api, services);
       registerListPaymentIntents(api, services);
       registerCancelPaymentIntent(api, services);
+      registerUpdatePaymentIntent(api, services);
       registerCreateProduct(api, services);
       registerRetrieveProduct(api, services);
       registerListProducts(api, services);

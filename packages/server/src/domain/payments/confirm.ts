@@ -102,7 +102,14 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
     .catch(refuseReplayed);
   if (!started) {
     // Someone else changed the intent since we read it: say what it is now.
-    assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
+    const current = (await deps.intents.find(intent.accountId, intent.id)) ?? intent;
+    assertPayable(current, now);
+    if (current.amount !== pending.amount) {
+      throw new ApiError(
+        'payment_intent_unexpected_state',
+        'The shop changed the amount of this payment. Nothing was charged: reload the page to see the new amount.',
+      );
+    }
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
   crashPoint('after_attempt_recorded');
@@ -116,7 +123,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       currency: intent.currency,
       mode: intent.mode,
       card,
-      descriptor: intent.descriptor,
+      descriptor: started.descriptor,
     })
     .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
   crashPoint('after_processor_answered');

@@ -7,7 +7,7 @@ import type { CiphertextUse } from './card-binding.ts';
 export interface PaymentStore {
   /**
    * Compare-and-set: requires_payment | failed -> processing, only while the intent is not
-   * expired and under the failed-attempt cap, inserting `tx` as its pending attempt and
+   * expired, under the failed-attempt cap and still of the attempt's amount, inserting `tx` as its pending attempt and
    * recording the use of its card's ciphertext. Answers the intent after the change, or null
    * when another request got there first; throws CiphertextReplayed, changing nothing, when
    * the ciphertext was used before.

@@ -73,6 +73,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   createPaymentIntent: intent,
   retrievePaymentIntent: intent,
   listPaymentIntents: { object: 'list', data: [intent], has_more: false },
+  updatePaymentIntent: { ...intent, amount: 2500, metadata: { order_id: '1042' } },
   cancelPaymentIntent: {
     ...intent,
     status: 'canceled',

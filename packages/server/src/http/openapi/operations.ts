@@ -39,6 +39,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'Retrieve a payment intent',
     tag: 'Payment intents',
   },
+  'POST /api/v1/payment-intents/{id}': {
+    operationId: 'updatePaymentIntent',
+    summary: 'Update a payment intent before it is paid (requires_payment or failed)',
+    tag: 'Payment intents',
+    requestExample: { amount: 2500, metadata: { order_id: '1042' } },
+  },
   'POST /api/v1/payment-intents/{id}/cancel': {
     operationId: 'cancelPaymentIntent',
     summary: 'Cancel a payment intent (requires_payment, failed or requires_capture)',

@@ -119,6 +119,33 @@ export class IntentsRepository implements IntentStore {
     return row && toIntent(row);
   }
 
+  async update(before: PaymentIntent, after: PaymentIntent): Promise<PaymentIntent | undefined> {
+    const row = intentRow(after);
+    const written = await this.#writes.run((trx) => {
+      let update = trx
+        .updateTable('payment_intents')
+        .set({
+          amount: row.amount,
+          description: row.description,
+          descriptor: row.descriptor,
+          reference: row.reference,
+          externalid: row.externalid,
+          metadata: row.metadata,
+          updated_at: row.updated_at,
+        })
+        .where('id', '=', before.id)
+        .where('account_id', '=', before.accountId)
+        .where('status', '=', before.status)
+        .where('updated_at', '=', before.updatedAt);
+      update =
+        before.lastTransactionId === null
+          ? update.where('last_transaction_id', 'is', null)
+          : update.where('last_transaction_id', '=', before.lastTransactionId);
+      return update.returningAll().executeTakeFirst();
+    });
+    return written && toIntent(written);
+  }
+
   async list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>> {
     let query = this.#db
       .selectFrom('payment_intents')

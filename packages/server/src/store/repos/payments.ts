@@ -41,6 +41,8 @@ export class PaymentsRepository implements PaymentStore {
         .where('id', '=', tx.paymentIntentId)
         .where('account_id', '=', tx.accountId)
         .where('status', 'in', ['requires_payment', 'failed'])
+        // The amount the shopper was shown: an update by the merchant meanwhile wins (decision 0242).
+        .where('amount', '=', tx.amount)
         .where('expires_at', '>', rules.now)
         .where('failed_attempts', '<', rules.maxFailedAttempts)
         .returningAll()
