@@ -226,7 +226,7 @@ export interface Event {
 export interface Error {
   error: {
     type: "invalid_request" | "authentication" | "server";
-    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "live_mode_unavailable" | "intent_unexpected_state" | "capture_amount_too_large" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_intent_canceled" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
+    code: "parameter_missing" | "parameter_invalid" | "parameter_unknown" | "body_invalid" | "body_too_large" | "content_type_unsupported" | "resource_missing" | "route_not_found" | "idempotency_key_in_use" | "idempotency_key_reused" | "idempotency_key_invalid" | "rate_limited" | "rate_limit" | "request_timeout" | "headers_too_large" | "mode_mismatch" | "live_mode_unavailable" | "intent_unexpected_state" | "capture_amount_too_large" | "acquirer_declined" | "acquirer_unavailable" | "api_key_missing" | "api_key_invalid" | "secret_key_required" | "account_inactive" | "internal_error" | "database_unavailable" | "card_number_invalid" | "card_expiry_invalid" | "card_cvc_invalid" | "card_name_missing" | "card_name_invalid" | "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "authentication_failed" | "card_not_test" | "processing_error" | "client_key_invalid" | "client_secret_invalid" | "card_encryption_invalid" | "payment_intent_expired" | "payment_intent_unexpected_state" | "payment_intent_canceled" | "payment_in_progress" | "too_many_attempts" | "live_payments_unavailable" | "challenge_invalid" | "refund_amount_too_large" | "transaction_not_refundable" | "transaction_already_refunded" | "transaction_disputed" | "live_refunds_unavailable" | "sandbox_only" | "transaction_not_disputable" | "transaction_already_disputed" | "endpoint_disabled" | "endpoint_limit_reached";
     message: string;
     /** The parameter at fault, e.g. `amount` or `metadata[size]` */
     param?: string;
@@ -242,7 +242,7 @@ export interface PlainError {
 export type ListTransactionsQuery = {
   limit?: number;
   starting_after?: string;
-  status?: 10 | 20 | 30 | 31 | 40 | 41 | 50;
+  status?: 10 | 11 | 20 | 30 | 31 | 32 | 40 | 41 | 50;
   payment_intent?: string;
   product?: string;
   externalid?: string;
@@ -269,6 +269,7 @@ export type CreatePaymentIntentBody = {
   description?: string;
   theme?: "light" | "dark";
   mode?: "live" | "sandbox";
+  capture_method?: "automatic" | "manual";
 };
 
 export type ListPaymentIntentsQuery = {
@@ -291,6 +292,11 @@ export type UpdatePaymentIntentBody = {
 
 export type CancelPaymentIntentBody = {
   cancellation_reason?: "duplicate" | "fraudulent" | "requested_by_customer" | "abandoned";
+};
+
+export type CapturePaymentIntentBody = {
+  /** At most the amount authorized; the rest is released. */
+  amount_to_capture?: number;
 };
 
 export type CreateProductBody = {

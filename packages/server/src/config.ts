@@ -1,4 +1,4 @@
-import { DAY, MINUTE } from './clock.ts';
+import { DAY, HOUR, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
 import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
 import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
@@ -66,6 +66,11 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How soon work a stopped process left behind is picked up again (`recoveryOf`). */
   recovery: Recovery;
+  /**
+   * OBOLUS_CAPTURE_WINDOW_HOURS (1..168, default 168): how long an authorization of a
+   * capture_method=manual intent waits for its capture before it is voided (decision 0241).
+   */
+  captureWindowMs: number;
 }
 
 /**
@@ -120,7 +125,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...parseRequestTimeouts(env),
     apiRateLimits: parseApiRateLimits(env),
     recovery: recoveryOf(env),
+    captureWindowMs: parseCaptureWindowHours(env.OBOLUS_CAPTURE_WINDOW_HOURS || '168') * HOUR,
   };
+}
+
+/** At most 7 days: what the acquirers hold an authorization for (Stripe cancels it then). */
+function parseCaptureWindowHours(text: string): number {
+  const hours = Number(text);
+  if (!/^\d+$/.test(text) || hours < 1 || hours > 168) {
+    throw new Error(`OBOLUS_CAPTURE_WINDOW_HOURS must be 1..168 hours (at most 7 days), got '${text}'`);
+  }
+  return hours;
 }
 
 function parseApiRateLimits(env: NodeJS.ProcessEnv): ApiRateLimits {

@@ -132,6 +132,7 @@ export function paymentDeps(services: Services): ChallengeDeps {
     accounts: repos.accounts,
     clock: services.clock,
     limiter: services.limiter,
+    captureWindowMs: services.config.captureWindowMs,
     keyring: services.keyring,
     processors: services.processors,
     challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,

@@ -105,7 +105,7 @@ describe.each(ENGINES)('GET /api/v1/transactions (%s)', (engine) => {
       expect(ids(await list(shop, '?status=50'))).toEqual([]);
       const bad = await list(shop, '?status=25');
       expect(bad.status).toBe(400);
-      expect(bad.json.error).toBe('status must be one of: 10, 20, 30, 31, 40, 41, 50.');
+      expect(bad.json.error).toBe('status must be one of: 10, 11, 20, 30, 31, 32, 40, 41, 50.');
     });
 
     it('payment_intent', async () => {

@@ -172,6 +172,15 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     meaning: '`amount_to_capture` is more than the authorized amount.',
     action: 'Capture at most the amount authorized (the intent’s `amount`); nothing was captured.',
   },
+  acquirer_declined: {
+    meaning:
+      'The live acquirer refused the capture or the void (e.g. the authorization had already expired or been released there); nothing changed here.',
+    action: 'Retrieve the intent and its transaction; look the payment up in the acquirer’s dashboard.',
+  },
+  acquirer_unavailable: {
+    meaning: 'The live acquirer did not answer the capture or the void in time; nothing changed here.',
+    action: 'Send the same request again: it reaches the acquirer with the same idempotency key, so it happens once.',
+  },
   payment_in_progress: {
     meaning: 'Another payment attempt on this intent is still running.',
     action: 'Wait for its result (the widget reports it) before trying again.',

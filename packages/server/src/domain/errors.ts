@@ -24,6 +24,8 @@ export const ERROR_CODES = [
   // the intent's lifecycle: cancel, update, capture (decision 0240)
   'intent_unexpected_state',
   'capture_amount_too_large',
+  'acquirer_declined',
+  'acquirer_unavailable',
   // authentication
   'api_key_missing',
   'api_key_invalid',

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'payment_intent.payment_failed',
   'payment_intent.expired',
   'payment_intent.canceled',
+  'payment_intent.amount_capturable_updated',
   'transaction.created',
   'transaction.updated',
   // An attempt of unknown outcome the acquirer could not settle in time: an operator should look (docs/live.md).

@@ -70,7 +70,8 @@ export interface CreateIntentIn {
   description?: string;
   theme?: Theme;
   mode?: Mode;
-  captureMethod?: CaptureMethod;
+  /** automatic (the default) or manual: an approval then waits for a capture (decision 0241). */
+  capture_method?: CaptureMethod;
   /** Set only by the hosted checkout page (never by the merchant API's schema). */
   productId?: string;
 }
@@ -146,7 +147,7 @@ export async function createPaymentIntent(
     expiresAt: now + INTENT_LIFETIME_MS,
     lastTransactionId: null,
     failedAttempts: 0,
-    captureMethod: input.captureMethod ?? 'automatic',
+    captureMethod: input.capture_method ?? 'automatic',
     captureBefore: null,
     canceledAt: null,
     cancellationReason: null,

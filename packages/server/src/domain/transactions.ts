@@ -6,9 +6,13 @@ import type { Mode } from './intents.ts';
 /** Transaction status codes (docs/transactions.md). 20 Settled is the contract's; the rest are ours. */
 export const TX_STATUS = {
   pending: 10,
+  /** Approved for a manual capture, not captured yet (decision 0241). */
+  authorized: 11,
   settled: 20,
   declined: 30,
   failed: 31,
+  /** An authorization released without any capture: canceled by the merchant, or not captured in time. */
+  voided: 32,
   refunded: 40,
   partiallyRefunded: 41,
   chargeback: 50,
@@ -17,9 +21,11 @@ export type TxStatus = (typeof TX_STATUS)[keyof typeof TX_STATUS];
 
 export const TX_STATUS_TEXT: Record<TxStatus, string> = {
   10: 'Pending',
+  11: 'Authorized',
   20: 'Settled',
   30: 'Declined',
   31: 'Failed',
+  32: 'Voided',
   40: 'Refunded',
   41: 'Partially refunded',
   50: 'Chargeback',
@@ -49,6 +55,8 @@ export interface Transaction {
   feeBps: number;
   feeFixedMinor: number;
   refundedAmount: number;
+  /** A partial capture: the amount authorized, while `amount` is the amount captured; null otherwise. */
+  amountAuthorized: number | null;
   card: { bin: string; last4: string; length: number; brand: string; expMonth: number; expYear: number };
   cardholder: string;
   cardCountry: string | null;
@@ -110,6 +118,7 @@ export const NOT_YET_PROCESSED: Readonly<
     | 'reviewReason'
     | 'duplicatePayments'
     | 'followUpAt'
+    | 'amountAuthorized'
   >
 > = {
   processorPaymentRef: null,
@@ -121,6 +130,7 @@ export const NOT_YET_PROCESSED: Readonly<
   reviewReason: null,
   duplicatePayments: [],
   followUpAt: null,
+  amountAuthorized: null,
 };
 
 /** Money given back to the shopper from one transaction; amounts in minor units. */

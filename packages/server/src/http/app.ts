@@ -5,6 +5,7 @@ import { CRASH_PLAN, crashPoint } from '../crash-points.ts';
 import { newRequestId } from '../ids.ts';
 import { logRequestCompleted } from '../logger.ts';
 import { registerCancelPaymentIntent } from './api/v1/cancel-payment-intent.ts';
+import { registerCapturePaymentIntent } from './api/v1/capture-payment-intent.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
@@ -145,6 +146,7 @@ export async function buildApp(
       registerRetrievePaymentIntent(api, services);
       registerListPaymentIntents(api, services);
       registerCancelPaymentIntent(api, services);
+      registerCapturePaymentIntent(api, services);
       registerUpdatePaymentIntent(api, services);
       registerCreateProduct(api, services);
       registerRetrieveProduct(api, services);

@@ -47,6 +47,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; type: ErrorType }
   payment_intent_canceled: { status: 400, type: 'invalid_request' },
   intent_unexpected_state: { status: 400, type: 'invalid_request' },
   capture_amount_too_large: { status: 400, type: 'invalid_request' },
+  acquirer_declined: { status: 402, type: 'invalid_request' },
+  acquirer_unavailable: { status: 502, type: 'server' },
   payment_in_progress: { status: 409, type: 'invalid_request' },
   too_many_attempts: { status: 429, type: 'invalid_request' },
   live_payments_unavailable: { status: 400, type: 'invalid_request' },

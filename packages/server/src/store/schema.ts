@@ -67,6 +67,8 @@ export interface TransactionsTable {
   fee_bps: number;
   fee_fixed_minor: number;
   refunded_amount: number;
+  /** A partial capture: the amount authorized (`amount` is what was captured); null otherwise (migration 0141). */
+  amount_authorized: number | null;
   card_bin: string;
   card_last4: string;
   card_length: number;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
 import { failAbandonedChallenges } from '../domain/payments/abandoned-challenges.ts';
+import { voidExpiredAuthorizations } from '../domain/payments/cancel.ts';
 import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/payments/expire.ts';
 import type { Services } from '../http/services.ts';
 import { paymentDeps } from '../services.ts';
@@ -10,12 +11,15 @@ export interface SweepResult {
   settled: number;
   abandoned: number;
   expired: number;
+  /** Authorizations of manual intents not captured in time, voided (decision 0241). */
+  voided: number;
 }
 
 export interface ExpirySweeper {
   /**
    * One pass now: sandbox attempts cut short are settled, 3-D Secure challenges open for 15
-   * minutes fail, then due intents expire. Passes never overlap.
+   * minutes fail, then due intents expire and authorizations not captured in time are voided.
+   * Passes never overlap.
    */
   runOnce(): Promise<SweepResult>;
   /** Stops the timer and waits for a pass under way. */
@@ -40,11 +44,13 @@ export function startExpirySweeper(
       if (abandoned > 0) logger.info({ count: abandoned }, 'failed abandoned 3-D Secure challenges');
       const expired = (await expireDueIntents(deps)).length;
       if (expired > 0) logger.info({ count: expired }, 'expired payment intents');
+      const voided = (await voidExpiredAuthorizations(deps)).length;
+      if (voided > 0) logger.info({ count: voided }, 'voided authorizations not captured in time');
       failures.succeeded();
-      return { settled, abandoned, expired };
+      return { settled, abandoned, expired, voided };
     } catch (error) {
       failures.failed(error);
-      return { settled: 0, abandoned: 0, expired: 0 };
+      return { settled: 0, abandoned: 0, expired: 0, voided: 0 };
     }
   };
   const runOnce = () => {

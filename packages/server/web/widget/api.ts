@@ -30,7 +30,7 @@ export interface ShopperIntent {
 /** What confirm and a finished 3-D Secure challenge answer. */
 export interface Outcome {
   success: boolean;
-  status: 'succeeded' | 'failed' | 'requires_action' | 'processing';
+  status: 'succeeded' | 'requires_capture' | 'failed' | 'requires_action' | 'processing';
   payment_intent: string;
   transaction_id: string;
   challenge_url?: string;
@@ -91,6 +91,6 @@ export function isOutcome(value: unknown): value is Outcome {
   return (
     typeof outcome.success === 'boolean' &&
     typeof outcome.payment_intent === 'string' &&
-    ['succeeded', 'failed', 'requires_action', 'processing'].includes(outcome.status as string)
+    ['succeeded', 'requires_capture', 'failed', 'requires_action', 'processing'].includes(outcome.status as string)
   );
 }

@@ -52,6 +52,9 @@ const FINAL_CODES = new Set([
   'live_payments_unavailable',
 ]);
 
+/** The shopper's part is done: paid, or authorized for the shop to capture later (capture_method manual). */
+const PAID: readonly string[] = ['succeeded', 'requires_capture'];
+
 /** A refusal that says what became of the intent since the widget read it. */
 const STATUS_OF_CODE: Record<string, string> = {
   payment_intent_expired: 'expired',
@@ -102,7 +105,7 @@ async function start(secret: string, link: HostLink): Promise<void> {
   if (refusal) {
     view.notice(refusal.message);
     link.result({ success: false, payment_intent: intent.id, status: intent.status, error: refusal.error });
-  } else if (intent.status === 'succeeded' || intent.status === 'processing') {
+  } else if (PAID.includes(intent.status) || intent.status === 'processing') {
     settled(intent, mode, secret, link);
   } else {
     new Checkout(secret, mode, intent, link).open();
@@ -126,9 +129,9 @@ async function fetchIntentPatiently(secret: string): Promise<Answer<ShopperInten
  */
 function settled(intent: ShopperIntent, mode: string, secret: string, link: HostLink): void {
   const transaction = intent.transaction_id ? { transaction_id: intent.transaction_id } : {};
-  if (intent.status === 'succeeded') {
+  if (PAID.includes(intent.status)) {
     view.done('This payment has already been made.');
-    link.result({ success: true, payment_intent: intent.id, status: 'succeeded', ...transaction });
+    link.result({ success: true, payment_intent: intent.id, status: intent.status, ...transaction });
   } else if (intent.challenge_url) {
     new Checkout(secret, mode, intent, link).resume(intent.challenge_url);
   } else {
@@ -229,7 +232,7 @@ class Checkout {
       return this.#settle(finished);
     }
     this.#report(outcome);
-    if (outcome.status === 'succeeded') return view.paid(this.#intent, outcome.transaction_id);
+    if (PAID.includes(outcome.status)) return view.paid(this.#intent, outcome.transaction_id);
     if (outcome.status === 'processing') {
       return view.notice('Your payment is being processed. The shop will confirm it shortly.');
     }

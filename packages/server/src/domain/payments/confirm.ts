@@ -124,6 +124,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
       mode: intent.mode,
       card,
       descriptor: started.descriptor,
+      capture: started.captureMethod,
     })
     .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
   crashPoint('after_processor_answered');

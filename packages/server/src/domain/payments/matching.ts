@@ -14,7 +14,9 @@ export type Mismatch =
 export function mismatchOf(attempt: Transaction, outcome: AuthorizeOutcome): Mismatch | null {
   if (outcome.kind !== 'approved' && outcome.kind !== 'declined') return null;
   const money = outcome.money;
-  if (money && (money.amount !== attempt.amount || money.currency.toUpperCase() !== attempt.currency)) {
+  // After a partial capture the acquirer still names the payment by the amount it authorized.
+  const authorized = attempt.amountAuthorized ?? attempt.amount;
+  if (money && (money.amount !== authorized || money.currency.toUpperCase() !== attempt.currency)) {
     return { kind: 'amount', amount: money.amount, currency: money.currency };
   }
   const payment = outcome.refs?.payment;

@@ -1,4 +1,4 @@
-import { type Clock, MINUTE } from '../../clock.ts';
+import { type Clock, DAY, MINUTE } from '../../clock.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { ErrorCode } from '../errors.ts';
 import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
@@ -11,6 +11,8 @@ import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs } from '
 /** What the shopper's widget learns about an attempt. */
 export type PaymentOutcome =
   | { status: 'succeeded'; intent: PaymentIntent; transaction: Transaction }
+  /** Approved for a manual capture: the shopper is done; the merchant captures later (decision 0241). */
+  | { status: 'requires_capture'; intent: PaymentIntent; transaction: Transaction }
   | {
       status: 'failed';
       intent: PaymentIntent;
@@ -29,7 +31,12 @@ export interface OutcomeDeps {
   transactions: { find(accountId: string, id: string): Promise<Transaction | undefined> };
   clock: Clock;
   limiter: FailureLimiter;
+  /** How long an authorization of a manual intent waits for its capture (OBOLUS_CAPTURE_WINDOW_HOURS). */
+  captureWindowMs?: number;
 }
+
+/** Stripe cancels an uncaptured PaymentIntent after 7 days; the acquirers hold an authorization about as long. */
+export const MAX_CAPTURE_WINDOW_MS = 7 * DAY;
 
 /**
  * What the acquirer said about the card, tidied, and its ids of the attempt; a detail it
@@ -59,6 +66,7 @@ export function outcomeOf(intent: PaymentIntent, tx: Transaction): PaymentOutcom
     const code = (tx.declineCode ?? 'card_declined') as ErrorCode;
     return { status: 'failed', intent, transaction: tx, error: { code, message: tx.declineMessage ?? 'Declined.' } };
   }
+  if (tx.status === TX_STATUS.authorized) return { status: 'requires_capture', intent, transaction: tx };
   return { status: 'succeeded', intent, transaction: tx };
 }
 
@@ -99,14 +107,18 @@ export async function recordOutcome(
     case 'unknown':
       return { status: 'processing', intent, transaction: pending, won: false };
     case 'approved': {
+      // A manual intent's approval is only authorized, unless the acquirer says it captured it.
+      const held = intent.captureMethod === 'manual' && outcome.funds !== 'captured';
       const tx: Transaction = {
         ...base,
-        status: TX_STATUS.settled,
+        status: held ? TX_STATUS.authorized : TX_STATUS.settled,
         authorizationCode: outcome.authorizationCode,
         threeDS: outcome.threeDS,
         disputeAt: outcome.disputeAfterMs === undefined ? null : now + outcome.disputeAfterMs,
       };
-      return finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      if (!held) return finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      const window = Math.min(deps.captureWindowMs ?? MAX_CAPTURE_WINDOW_MS, MAX_CAPTURE_WINDOW_MS);
+      return finish(deps, tx, 'requires_capture', 'payment_intent.amount_capturable_updated', now + window);
     }
     case 'declined':
     case 'error': {
@@ -152,18 +164,24 @@ function followUpOf(pending: Transaction, outcome: AuthorizeOutcome, now: number
 async function finish(
   deps: OutcomeDeps,
   tx: Transaction,
-  intentStatus: 'succeeded' | 'failed',
-  eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed',
+  intentStatus: 'succeeded' | 'failed' | 'requires_capture',
+  eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.amount_capturable_updated',
+  captureBefore?: number,
 ): Promise<RecordedOutcome> {
   // Duplicates found as it was settled raise the attempt for review (decision 0191).
   const review = tx.reviewReason === 'duplicate_payments' && tx.followUpAt === tx.updatedAt;
-  const intent = await deps.store.finishAttempt(tx, intentStatus, (after) => [
-    transactionEvent('transaction.updated', tx),
-    intentEvent(eventType, after),
-    ...(review
-      ? [{ ...transactionEvent('transaction.updated', tx), type: 'payment_attempt.requires_review' as const }]
-      : []),
-  ]);
+  const intent = await deps.store.finishAttempt(
+    tx,
+    intentStatus,
+    (after) => [
+      transactionEvent('transaction.updated', tx),
+      intentEvent(eventType, after),
+      ...(review
+        ? [{ ...transactionEvent('transaction.updated', tx), type: 'payment_attempt.requires_review' as const }]
+        : []),
+    ],
+    captureBefore,
+  );
   if (intent) return { ...outcomeOf(intent, tx), won: true };
   // Another request finished this attempt first (two challenge completions racing): its answer stands.
   const [current, currentTx] = await Promise.all([

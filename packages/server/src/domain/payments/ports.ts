@@ -20,12 +20,14 @@ export interface PaymentStore {
 
   /**
    * Compare-and-set: the pending attempt `tx` gets its final state, and its intent moves
-   * processing -> `intentStatus`. Null when the attempt was already finished.
+   * processing -> `intentStatus` (requires_capture: until `captureBefore`). Null when the
+   * attempt was already finished.
    */
   finishAttempt(
     tx: Transaction,
-    intentStatus: 'succeeded' | 'failed',
+    intentStatus: 'succeeded' | 'failed' | 'requires_capture',
     events: (intent: PaymentIntent) => EventDraft[],
+    captureBefore?: number,
   ): Promise<PaymentIntent | null>;
 
   /** Keeps the attempt pending while the shopper authenticates (3-D Secure). */
@@ -52,6 +54,20 @@ export interface PaymentStore {
     change: { now: number; reason: CancellationReason | null; voided?: Transaction },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null>;
+
+  /**
+   * Compare-and-set: a requires_capture intent, still with its authorized attempt, becomes
+   * succeeded, and the attempt `captured` settled for what was captured, with the events. Null
+   * when either changed meanwhile (a cancel or another capture won).
+   */
+  capture(
+    intent: PaymentIntent,
+    captured: Transaction,
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null>;
+
+  /** requires_capture intents whose authorization is due to be voided, by (captureBefore, id), after `after`. */
+  dueForVoid(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
 
   /** Intents past their window still in a non-final state, by (expiresAt, id), after `after` when given. */
   dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
@@ -205,7 +221,10 @@ export type AuthorizeOutcome = OutcomeNotes &
         threeDS: ThreeDSResult;
         refs?: ProcessorRefs;
         disputeAfterMs?: number;
-        /** Absent: captured (the sandbox, and connectors that do not say). */
+        /**
+         * Absent: as asked (the sandbox, and connectors that do not say): captured, or for a
+         * capture_method=manual intent only authorized.
+         */
         funds?: Funds;
         money?: AcquirerAmount;
         /** Other approved payments the acquirer holds for the same attempt: given back by the domain. */
@@ -281,6 +300,9 @@ export type ReversalOutcome =
   | { kind: 'nothing_taken'; status: string }
   | { kind: 'failed' | 'unknown'; message: string };
 
+/** What became of a capture at the acquirer. `failed`: refused as the payment stands; `unknown`: no answer. */
+export type CaptureOutcome = { kind: 'succeeded'; ref: string } | { kind: 'failed' | 'unknown'; message: string };
+
 /** What a live connector will put on the shopper's statement for an intent's descriptor, or why it cannot. */
 export type DescriptorCheck = { ok: true; sent: string } | { ok: false; message: string };
 
@@ -334,6 +356,12 @@ export interface Processor {
    * per payment.
    */
   reverse?(payment: { attemptId: string; paymentRef: string }): Promise<ReversalOutcome>;
+  /**
+   * Captures an authorization (a merchant's capture of a manual intent, decision 0241): `amount`
+   * at most the amount authorized; the rest is released. `key`: the idempotency key.
+   * Processors that move no money (the sandbox) leave it out.
+   */
+  capture?(request: { paymentRef: string; amount: number; key: string }): Promise<CaptureOutcome>;
   /** Voids an authorization not captured yet (a merchant's cancel of a manual capture). `key`: the idempotency key. */
   voidAuthorization?(request: { paymentRef: string; key: string }): Promise<ReversalOutcome>;
   /** Every payment the acquirer holds for an attempt (a lookup by our reference); null when it cannot say now. */

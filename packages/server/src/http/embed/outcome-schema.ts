@@ -5,7 +5,7 @@ import { ERROR_STATUS } from '../error-statuses.ts';
 /** What confirm and challenge completion answer: one attempt's outcome (docs/widget-protocol.md). */
 export const PaymentOutcomeOut = Type.Object({
   success: Type.Boolean(),
-  status: Type.Enum(['succeeded', 'failed', 'requires_action', 'processing']),
+  status: Type.Enum(['succeeded', 'requires_capture', 'failed', 'requires_action', 'processing']),
   payment_intent: Type.String(),
   transaction_id: Type.String(),
   challenge_url: Type.Optional(Type.String()),
@@ -15,7 +15,8 @@ export type PaymentOutcomeOut = Static<typeof PaymentOutcomeOut>;
 
 export function toOutcomeOut(outcome: PaymentOutcome, baseUrl: string): PaymentOutcomeOut {
   const out: PaymentOutcomeOut = {
-    success: outcome.status === 'succeeded',
+    // An authorization of a manual intent is the shopper's success: the merchant captures it later.
+    success: outcome.status === 'succeeded' || outcome.status === 'requires_capture',
     status: outcome.status,
     payment_intent: outcome.intent.id,
     transaction_id: outcome.transaction.id,

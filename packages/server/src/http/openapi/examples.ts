@@ -74,6 +74,12 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   retrievePaymentIntent: intent,
   listPaymentIntents: { object: 'list', data: [intent], has_more: false },
   updatePaymentIntent: { ...intent, amount: 2500, metadata: { order_id: '1042' } },
+  capturePaymentIntent: {
+    ...intent,
+    status: 'succeeded',
+    capture_method: 'manual',
+    last_transaction: '6727d5e0a1b2c3d4e5f60718',
+  },
   cancelPaymentIntent: {
     ...intent,
     status: 'canceled',

@@ -51,6 +51,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'Payment intents',
     requestExample: { cancellation_reason: 'requested_by_customer' },
   },
+  'POST /api/v1/payment-intents/{id}/capture': {
+    operationId: 'capturePaymentIntent',
+    summary: 'Capture an authorized payment intent (requires_capture), fully or in part',
+    tag: 'Payment intents',
+    requestExample: { amount_to_capture: 1500 },
+  },
   'GET /api/v1/transactions': {
     operationId: 'listTransactions',
     summary: 'List transactions, newest first',

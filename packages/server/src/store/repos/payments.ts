@@ -59,8 +59,9 @@ export class PaymentsRepository implements PaymentStore {
 
   finishAttempt(
     tx: Transaction,
-    intentStatus: 'succeeded' | 'failed',
+    intentStatus: 'succeeded' | 'failed' | 'requires_capture',
     events: (intent: PaymentIntent) => EventDraft[],
+    captureBefore?: number,
   ): Promise<PaymentIntent | null> {
     return this.#writes.run(async (trx) => {
       const row = transactionRow(tx);
@@ -97,6 +98,7 @@ export class PaymentsRepository implements PaymentStore {
         .set((eb) => ({
           status: intentStatus,
           updated_at: tx.updatedAt,
+          capture_before: captureBefore ?? null,
           failed_attempts: intentStatus === 'failed' ? eb('failed_attempts', '+', 1) : eb.ref('failed_attempts'),
         }))
         .where('id', '=', tx.paymentIntentId)
@@ -188,12 +190,69 @@ export class PaymentsRepository implements PaymentStore {
           .set({ status: voided.status, reversal: voided.reversal, updated_at: voided.updatedAt })
           .where('id', '=', voided.id)
           .where('account_id', '=', voided.accountId)
+          .where('status', '=', TX_STATUS.authorized)
           .execute();
       }
       const canceled = toIntent(won);
       await appendEvents(trx, events(canceled), change.now);
       return canceled;
     });
+  }
+
+  capture(
+    intent: PaymentIntent,
+    captured: Transaction,
+    events: (intent: PaymentIntent) => EventDraft[],
+  ): Promise<PaymentIntent | null> {
+    return this.#writes.run(async (trx) => {
+      // The intent first, as cancel does: two writers lock the rows in one order (no deadlock on PostgreSQL).
+      const won = await trx
+        .updateTable('payment_intents')
+        .set({ status: 'succeeded', capture_before: null, updated_at: captured.updatedAt })
+        .where('id', '=', intent.id)
+        .where('account_id', '=', intent.accountId)
+        .where('status', '=', 'requires_capture')
+        .where('last_transaction_id', '=', captured.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!won) return null;
+      const settled = await trx
+        .updateTable('transactions')
+        .set({
+          status: captured.status,
+          amount: captured.amount,
+          amount_authorized: captured.amountAuthorized,
+          fee_amount: captured.feeAmount,
+          updated_at: captured.updatedAt,
+        })
+        .where('id', '=', captured.id)
+        .where('account_id', '=', captured.accountId)
+        .where('status', '=', TX_STATUS.authorized)
+        .executeTakeFirst();
+      // Thrown, not returned: the intent's change above is undone with the unit.
+      if (settled.numUpdatedRows === 0n)
+        throw new Error(`attempt ${captured.id} of a requires_capture intent was not authorized`);
+      const succeeded = toIntent(won);
+      await appendEvents(trx, events(succeeded), captured.updatedAt);
+      return succeeded;
+    });
+  }
+
+  /** Served by the partial index payment_intents_capture_before (migration 0140). */
+  async dueForVoid(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
+    let select = this.#db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('capture_before', 'is not', null)
+      .where('capture_before', '<=', now)
+      .where('status', '=', 'requires_capture');
+    if (after) {
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('capture_before', 'id'), '>', tuple(after.captureBefore ?? 0, after.id)),
+      );
+    }
+    const rows = await select.orderBy('capture_before').orderBy('id').limit(limit).execute();
+    return rows.map(toIntent);
   }
 
   async dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {

@@ -22,6 +22,7 @@ export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
     feeBps: row.fee_bps,
     feeFixedMinor: row.fee_fixed_minor,
     refundedAmount: row.refunded_amount,
+    amountAuthorized: row.amount_authorized,
     card: {
       bin: row.card_bin,
       last4: row.card_last4,
@@ -73,6 +74,7 @@ export function transactionRow(tx: Transaction): TransactionsTable {
     fee_bps: tx.feeBps,
     fee_fixed_minor: tx.feeFixedMinor,
     refunded_amount: tx.refundedAmount,
+    amount_authorized: tx.amountAuthorized,
     card_bin: tx.card.bin,
     card_last4: tx.card.last4,
     card_length: tx.card.length,

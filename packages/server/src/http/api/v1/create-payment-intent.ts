@@ -18,6 +18,7 @@ export const CreatePaymentIntentIn = Type.Object(
     description: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
     theme: Type.Optional(Type.Enum(['light', 'dark'])),
     mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    capture_method: Type.Optional(Type.Enum(['automatic', 'manual'])),
   },
   { additionalProperties: false },
 );
