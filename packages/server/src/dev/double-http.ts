@@ -20,7 +20,7 @@ export type ApiFault =
   | { fault: 'stale_list' };
 
 /** Which call a fault hits: a payment's creation, its retrieval, a search, a refund, a void, the list of a payment's actions. */
-export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund' | 'void' | 'actions';
+export type FaultTarget = 'create' | 'retrieve' | 'search' | 'refund' | 'void' | 'capture' | 'actions';
 
 export class Faults {
   #armed: { target: FaultTarget; fault: ApiFault; left: number; skip: number }[] = [];

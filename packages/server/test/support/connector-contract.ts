@@ -179,6 +179,56 @@ export function connectorContract(name: string, h: ConnectorHarness): void {
       ]);
     });
 
+    it('manual capture in part: captured once (the same key answers the same), the rest released: only the captured part refunds, and no void follows', async () => {
+      const request = authorizeRequest(h.cards.approve, { capture: 'manual' });
+      const approved = await h.processor().authorize(request);
+      expect(approved).toMatchObject({ kind: 'approved', funds: 'authorized' });
+      const paymentRef = approved.kind === 'approved' ? (approved.refs?.payment ?? '') : '';
+      const key = `capture_${request.attemptId}`;
+      const captured = await h.processor().capture?.({ paymentRef, amount: 1500, key });
+      expect(captured).toMatchObject({ kind: 'succeeded' });
+      expect(await h.processor().capture?.({ paymentRef, amount: 1500, key })).toEqual(captured);
+      const attempt = { attemptId: request.attemptId, paymentRef };
+      expect(await h.processor().paymentsOf?.(attempt)).toEqual([
+        { payment: paymentRef, approved: true, funds: 'captured' },
+      ]);
+      const refund = (refundId: string, amount: number) => h.processor().refund?.({ refundId, attempt, amount });
+      expect(await refund(`re_over_${request.attemptId}`, 1501)).toMatchObject({ kind: 'failed' });
+      expect(await refund(`re_all_${request.attemptId}`, 1500)).toMatchObject({
+        kind: expect.stringMatching(/^(succeeded|pending)$/),
+      });
+      expect(await h.processor().voidAuthorization?.({ paymentRef, key: `void_${request.attemptId}` })).toMatchObject({
+        kind: 'failed',
+      });
+    });
+
+    it('manual capture of the whole authorization; a second capture under another key is refused', async () => {
+      const request = authorizeRequest(h.cards.approve, { capture: 'manual' });
+      const approved = await h.processor().authorize(request);
+      const paymentRef = approved.kind === 'approved' ? (approved.refs?.payment ?? '') : '';
+      const whole = await h.processor().capture?.({ paymentRef, amount: 2500, key: `capture_${request.attemptId}` });
+      expect(whole).toMatchObject({ kind: 'succeeded' });
+      expect(
+        await h.processor().capture?.({ paymentRef, amount: 2500, key: `again_${request.attemptId}` }),
+      ).toMatchObject({
+        kind: 'failed',
+      });
+    });
+
+    it('a capture of more than the authorization is refused, and the authorization stays voidable', async () => {
+      const request = authorizeRequest(h.cards.approve, { capture: 'manual' });
+      const approved = await h.processor().authorize(request);
+      const paymentRef = approved.kind === 'approved' ? (approved.refs?.payment ?? '') : '';
+      expect(
+        await h.processor().capture?.({ paymentRef, amount: 2501, key: `capture_${request.attemptId}` }),
+      ).toMatchObject({
+        kind: 'failed',
+      });
+      expect(await h.processor().voidAuthorization?.({ paymentRef, key: `void_${request.attemptId}` })).toMatchObject({
+        method: 'void',
+      });
+    });
+
     it('a payment given back: voided while authorized, refunded once captured, then nothing more', async () => {
       const held = authorizeRequest(h.cards.approve, { capture: 'manual' });
       const authorized = await h.processor().authorize(held);

@@ -5,6 +5,7 @@ import { isLostAnswer } from './outcomes.ts';
 import type {
   CkoAction,
   CkoActionAccepted,
+  CkoCaptureRequest,
   CkoPayment,
   CkoPaymentList,
   CkoPaymentRequest,
@@ -19,6 +20,7 @@ interface CkoPayments {
   getActions(id: string): Promise<CkoAction[]>;
   refund(id: string, body: CkoRefundRequest, idempotencyKey: string): Promise<CkoActionAccepted>;
   void(id: string, body: CkoRefundRequest, idempotencyKey: string): Promise<CkoActionAccepted>;
+  capture(id: string, body: CkoCaptureRequest, idempotencyKey: string): Promise<CkoActionAccepted>;
 }
 
 /**
@@ -98,7 +100,7 @@ export class CheckoutCalls {
   }
 
   /** The refund or void made under `reference` on a payment, if Checkout.com lists one. */
-  async actionOf(budget: Budget, paymentRef: string, type: 'Refund' | 'Void', reference: string) {
+  async actionOf(budget: Budget, paymentRef: string, type: 'Refund' | 'Void' | 'Capture', reference: string) {
     const actions = await budget.run(() => this.payments.getActions(paymentRef));
     const action = actions.find((a) => a.type === type && a.reference === reference);
     return action ? { action_id: action.id, reference } : null;

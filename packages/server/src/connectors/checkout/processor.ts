@@ -3,6 +3,7 @@ import type {
   AttemptRef,
   AuthorizeOutcome,
   AuthorizeRequest,
+  CaptureOutcome,
   ChallengeAnswer,
   HeldPayment,
   Processor,
@@ -164,24 +165,44 @@ export class CheckoutProcessor implements Processor {
     }
   }
 
+  /**
+   * Captures an authorization, `Final`: what is not captured is released (decision 0241). Card
+   * captures are processed asynchronously: the 202 is Checkout.com's acceptance, as for its
+   * automatic captures, and the payment_captured event follows.
+   */
+  async capture(request: { paymentRef: string; amount: number; key: string }): Promise<CaptureOutcome> {
+    try {
+      const budget = new Budget(this.#config.timeoutMs);
+      const accepted = await this.#action(budget, request.paymentRef, 'Capture', request.key, request.amount);
+      return { kind: 'succeeded', ref: accepted.action_id };
+    } catch (error) {
+      this.#warn(request.paymentRef, 'capture', error);
+      if (isLostAnswer(error)) return { kind: 'unknown', message: 'Checkout.com did not answer.' };
+      return { kind: 'failed', message: 'Checkout.com refused the capture: the payment is not an open authorization.' };
+    }
+  }
+
   readNotice(rawBody: Buffer, signature: string): ProcessorNotice {
     return readCheckoutNotice(rawBody, signature, this.#config.webhookSecret);
   }
 
   /**
-   * A refund or void under `key` (its reference and idempotency key). The payment's actions are
+   * A refund, void or capture under `key` (its reference and idempotency key). The payment's actions are
    * read first (this may be the reconciler sending again one whose answer was lost: a 5xx is not
    * kept under the key, so a blind resend would refund twice), and again if this answer is lost.
    */
-  async #action(budget: Budget, paymentRef: string, type: 'Refund' | 'Void', key: string, amount?: number) {
+  async #action(budget: Budget, paymentRef: string, type: 'Refund' | 'Void' | 'Capture', key: string, amount?: number) {
     const find = () => this.#calls.actionOf(budget, paymentRef, type, key);
     const made = await find();
     if (made) return made;
     const body = amount === undefined ? { reference: key } : { amount, reference: key };
-    const send = () =>
-      type === 'Refund'
-        ? this.#calls.payments.refund(paymentRef, body, key)
-        : this.#calls.payments.void(paymentRef, body, key);
+    const { payments } = this.#calls;
+    const send = () => {
+      if (type === 'Capture') {
+        return payments.capture(paymentRef, { amount: amount ?? 0, capture_type: 'Final', reference: key }, key);
+      }
+      return type === 'Refund' ? payments.refund(paymentRef, body, key) : payments.void(paymentRef, body, key);
+    };
     return (await this.#calls.sendOnce(budget, send, find)).answer;
   }
 

@@ -86,6 +86,12 @@ export interface CkoRefundRequest {
   amount?: number;
   reference: string;
 }
+/** POST /payments/{id}/captures (CaptureRequest): 202 Accepted; `Final` releases what is not captured. */
+export interface CkoCaptureRequest {
+  amount: number;
+  capture_type: 'Final';
+  reference: string;
+}
 export interface CkoActionAccepted {
   action_id: string;
   reference?: string;

@@ -4,6 +4,7 @@ import type {
   AttemptRef,
   AuthorizeOutcome,
   AuthorizeRequest,
+  CaptureOutcome,
   ChallengeAnswer,
   DescriptorCheck,
   HeldPayment,
@@ -125,6 +126,23 @@ export class StripeProcessor implements Processor {
         kind: outcomeOfError(error).kind === 'unknown' ? 'unknown' : 'failed',
         message: 'Stripe did not take it back.',
       };
+    }
+  }
+
+  /** Captures a requires_capture PaymentIntent, all of it or `amount` (Stripe releases the rest; decision 0241). */
+  async capture(request: { paymentRef: string; amount: number; key: string }): Promise<CaptureOutcome> {
+    try {
+      const pi = await this.#stripe.paymentIntents.capture(
+        request.paymentRef,
+        { amount_to_capture: request.amount },
+        { idempotencyKey: request.key },
+      );
+      if (pi.status === 'succeeded') return { kind: 'succeeded', ref: pi.id };
+      return { kind: 'failed', message: `Stripe says the PaymentIntent is ${pi.status}.` };
+    } catch (error) {
+      this.#warn(request.paymentRef, 'capture', error);
+      const unknown = outcomeOfError(error).kind === 'unknown';
+      return { kind: unknown ? 'unknown' : 'failed', message: 'Stripe did not capture the PaymentIntent.' };
     }
   }
 

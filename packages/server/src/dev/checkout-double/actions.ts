@@ -30,13 +30,14 @@ export class PaymentActions {
     const payment = this.#payments.find(id);
     if (!payment) return { status: 404, body: null };
     if (!['Captured', 'Partially Refunded'].includes(payment.status)) return notAllowed('refund_not_allowed');
-    const amount = body.amount === undefined ? payment.amount - payment.refunded : body.amount;
+    const captured = payment.captured ?? payment.amount;
+    const amount = body.amount === undefined ? captured - payment.refunded : body.amount;
     if (!Number.isInteger(amount) || (amount as number) <= 0) return invalid('amount_invalid');
-    if ((amount as number) > payment.amount - payment.refunded) return invalid('refund_amount_exceeds_balance');
+    if ((amount as number) > captured - payment.refunded) return invalid('refund_amount_exceeds_balance');
     const reference = typeof body.reference === 'string' ? body.reference : undefined;
     const action = this.#payments.addAction(payment, 'Refund', amount as number, '10000', reference);
     payment.refunded += action.amount;
-    payment.status = payment.refunded === payment.amount ? 'Refunded' : 'Partially Refunded';
+    payment.status = payment.refunded === captured ? 'Refunded' : 'Partially Refunded';
     const outcome = this.refundOutcome;
     // The webhook follows the 202, as Checkout.com's processing does.
     setImmediate(() => {
@@ -66,6 +67,26 @@ export class PaymentActions {
     }
     const type = outcome === 'declined' ? 'payment_refund_declined' : 'payment_refunded';
     this.#payments.emit(type, this.#payments.eventData(payment, action));
+  }
+
+  /**
+   * POST /payments/{id}/captures (CaptureRequest): 202 while `Authorized`, at most the amount
+   * authorized; `Final` (the default here) releases the rest, `NonFinal` is not simulated.
+   * The payment_captured event follows, as Checkout.com processes card captures asynchronously.
+   */
+  capture(id: string, body: Json): Answer {
+    const payment = this.#payments.find(id);
+    if (!payment) return { status: 404, body: null };
+    if (payment.status !== 'Authorized') return notAllowed('capture_not_allowed');
+    const amount = body.amount === undefined ? payment.amount : body.amount;
+    if (!Number.isInteger(amount) || (amount as number) <= 0) return invalid('amount_invalid');
+    if ((amount as number) > payment.amount) return invalid('capture_value_greater_than_authorized');
+    const reference = typeof body.reference === 'string' ? body.reference : undefined;
+    const action = this.#payments.addAction(payment, 'Capture', amount as number, '10000', reference);
+    payment.status = 'Captured';
+    payment.captured = amount as number;
+    setImmediate(() => this.#payments.emit('payment_captured', this.#payments.eventData(payment, action)));
+    return { status: 202, body: accepted(action, reference, this.#paymentLink(payment)) };
   }
 
   void(id: string, body: Json): Answer {

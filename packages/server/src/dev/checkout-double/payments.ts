@@ -55,6 +55,8 @@ export interface StoredPayment {
   actions: Action[];
   /** Refunds accepted and not declined, in minor units. */
   refunded: number;
+  /** What was captured (all of `amount` by an automatic capture, part of it by a `Final` partial one); null before. */
+  captured: number | null;
 }
 
 export type Emit = (type: string, data: Json) => void;
@@ -150,6 +152,7 @@ export class Payments {
       failureUrl: String(body.failure_url ?? ''),
       actions: [],
       refunded: 0,
+      captured: null,
     };
     this.#byId.set(payment.id, payment);
     return payment;
@@ -174,6 +177,7 @@ export class Payments {
   #captured(payment: StoredPayment): void {
     if (payment.status !== 'Authorized') return;
     payment.status = 'Captured';
+    payment.captured = payment.amount;
     const action = this.addAction(payment, 'Capture', payment.amount, '10000');
     this.#emit('payment_captured', this.eventData(payment, action));
   }

@@ -20,7 +20,8 @@ import { type Answer, ckoId, type Json, Payments } from './payments.ts';
  *   is still being processed gets 429; there is no 409. A 4xx or 5xx is not kept: sending the
  *   same key again processes the request again (a second payment).
  * - Payments answer `Authorized`, then become `Captured` a moment later; refunds need
- *   `Captured`, voids need `Authorized`; GET /payments?reference= lists a reference's payments.
+ *   `Captured`, voids and captures (`Final`: the rest released) need `Authorized`;
+ *   GET /payments?reference= lists a reference's payments.
  * - Webhooks signed with Cko-Signature, shaped as the documentation's examples.
  * Faults (POST /__double/faults, targets create, retrieve, search, refund, void, actions):
  * error_500_before (nothing done), error_500_after (done, a 500 answered, the key not kept),
@@ -88,8 +89,9 @@ export async function startCheckoutDouble(
     if (method === 'GET' && path === '/payments') {
       return { target: 'search', run: () => payments.byReference(query.get('reference') ?? '', stale) };
     }
-    const [, id, action] = /^\/payments\/(pay_[0-9a-z]{26})(?:\/(refunds|voids|actions))?$/.exec(path) ?? [];
+    const [, id, action] = /^\/payments\/(pay_[0-9a-z]{26})(?:\/(refunds|voids|captures|actions))?$/.exec(path) ?? [];
     if (!id) return null;
+    if (method === 'POST' && action === 'captures') return { target: 'capture', run: (b) => actions.capture(id, b) };
     if (method === 'POST' && action === 'refunds') return { target: 'refund', run: (b) => actions.refund(id, b) };
     if (method === 'POST' && action === 'voids') return { target: 'void', run: (b) => actions.void(id, b) };
     if (method === 'GET' && action === 'actions') return { target: 'actions', run: () => actions.list(id) };

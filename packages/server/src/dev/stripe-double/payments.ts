@@ -120,6 +120,41 @@ export class Payments {
     );
   }
 
+  /**
+   * POST /v1/payment_intents/{id}/capture: a requires_capture PaymentIntent is captured, all of
+   * it or `amount_to_capture`; as at Stripe, the rest is released (counted refunded on the charge).
+   */
+  capture(id: string, form: Record<string, FormValue>, expand: string[]): Answer {
+    const payment = this.#payments.get(id);
+    if (!payment) return this.retrieve(id, expand);
+    if (payment.pi.status !== 'requires_capture' || !payment.charge) {
+      const message = `This PaymentIntent could not be captured because it has a status of ${payment.pi.status}. Only a PaymentIntent with one of the following statuses may be captured: requires_capture.`;
+      return {
+        status: 400,
+        body: errorBody({ type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message }),
+      };
+    }
+    const capturable = Number(payment.pi.amount_capturable);
+    const asked = field(form, 'amount_to_capture');
+    const amount = asked === undefined ? capturable : Number(asked);
+    if (!Number.isInteger(amount) || amount < 1 || amount > capturable) {
+      return invalid(
+        `The amount to capture must be between 1 and the amount capturable (${capturable}).`,
+        'amount_to_capture',
+        'amount_too_large',
+      );
+    }
+    Object.assign(payment.charge, {
+      captured: true,
+      amount_captured: amount,
+      amount_refunded: Number(payment.charge.amount) - amount,
+    });
+    Object.assign(payment.pi, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
+    this.#emit('charge.captured', payment.charge);
+    this.#emit('payment_intent.succeeded', this.view(payment, []));
+    return { status: 200, body: this.view(payment, expand) };
+  }
+
   /** POST /v1/payment_intents/{id}/cancel: an uncaptured PaymentIntent is cancelled, its authorization released. */
   cancel(id: string, expand: string[]): Answer {
     const payment = this.#payments.get(id);

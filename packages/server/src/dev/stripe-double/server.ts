@@ -139,6 +139,10 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     }
     const id = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path)?.[1];
     if (method === 'GET' && id) return form((f) => payments.retrieve(id, stringList(f.expand)), 'retrieve');
+    const capture = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)\/capture$/.exec(path)?.[1];
+    if (method === 'POST' && capture) {
+      return form((f) => payments.capture(capture, f, stringList(f.expand)), 'capture');
+    }
     const cancel = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)\/cancel$/.exec(path)?.[1];
     if (method === 'POST' && cancel) return form((f) => payments.cancel(cancel, stringList(f.expand)), 'void');
     return null;

@@ -49,12 +49,16 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     operationId: 'cancelPaymentIntent',
     summary: 'Cancel a payment intent (requires_payment, failed or requires_capture)',
     tag: 'Payment intents',
+    // The void of an authorization at a live acquirer: refused (402) or unanswered (502).
+    errors: [402, 502],
     requestExample: { cancellation_reason: 'requested_by_customer' },
   },
   'POST /api/v1/payment-intents/{id}/capture': {
     operationId: 'capturePaymentIntent',
     summary: 'Capture an authorized payment intent (requires_capture), fully or in part',
     tag: 'Payment intents',
+    // The capture at a live acquirer: refused (402) or unanswered (502).
+    errors: [402, 502],
     requestExample: { amount_to_capture: 1500 },
   },
   'GET /api/v1/transactions': {
