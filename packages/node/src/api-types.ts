@@ -104,6 +104,9 @@ export interface Refund {
   /** A live refund is pending until the acquirer confirms it; a failed one gave nothing back */
   status: "succeeded" | "pending" | "failed";
   processor_refund_id: string | null;
+  payment_intent: string | null;
+  reason: "duplicate" | "fraudulent" | "requested_by_customer" | null;
+  metadata: Record<string, string>;
 }
 
 export interface RefundCreated {
@@ -119,6 +122,9 @@ export interface RefundCreated {
   /** A live refund is pending until the acquirer confirms it; a failed one gave nothing back */
   status: "succeeded" | "pending" | "failed";
   processor_refund_id: string | null;
+  payment_intent: string | null;
+  reason: "duplicate" | "fraudulent" | "requested_by_customer" | null;
+  metadata: Record<string, string>;
   transaction_record: Transaction;
 }
 
@@ -254,6 +260,8 @@ export type ListTransactionsQuery = {
 
 export type CreateRefundBody = {
   amount?: number;
+  reason?: "duplicate" | "fraudulent" | "requested_by_customer";
+  metadata?: Record<string, string>;
 };
 
 export type SimulateChargebackBody = {
@@ -358,4 +366,12 @@ export type ListEventsQuery = {
   starting_after?: string;
   type?: string;
   object_id?: string;
+};
+
+export type ListRefundsQuery = {
+  limit?: number;
+  starting_after?: string;
+  transaction?: string;
+  payment_intent?: string;
+  status?: "pending" | "succeeded" | "failed";
 };

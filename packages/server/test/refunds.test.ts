@@ -156,9 +156,9 @@ describe.each(ENGINES)('POST /api/v1/transactions/{id}/refunds (%s)', (engine) =
 
   it('bad requests get the {error} shape', async () => {
     const id = await paid();
-    const unknown = await refund(id, { body: { amount: 1, reason: 'x' } });
+    const unknown = await refund(id, { body: { amount: 1, note: 'x' } });
     expect(unknown.status).toBe(400);
-    expect(unknown.json).toEqual({ error: 'Received unknown parameter: reason.' });
+    expect(unknown.json).toEqual({ error: 'Received unknown parameter: note.' });
     const notJson = await refund(id, { rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } });
     expect(notJson.status).toBe(415);
     expect(Object.keys(notJson.json)).toEqual(['error']);

@@ -38,6 +38,15 @@ export interface ChargebackStore {
     now: number,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null>;
+  /**
+   * A chargeback that stands (the merchant lost the dispute): the transaction, still charged
+   * back, only gets the events. Null when it is not charged back.
+   */
+  lost(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null>;
   /** Sandbox transactions whose simulated dispute time has come, oldest first, across accounts. */
   dueSandboxDisputes(now: number, limit: number): Promise<DueDispute[]>;
 }
@@ -54,6 +63,7 @@ export function recordChargeback(
 ): Promise<TransactionWithRefunds | null> {
   return store.record(dispute, clock.now(), (after, refunds) => [
     transactionEvent('transaction.updated', after, refunds),
+    disputeEvent('dispute.created', after, 'needs_response', clock.now()),
   ]);
 }
 
@@ -65,7 +75,57 @@ export function recordDisputeWon(
 ): Promise<TransactionWithRefunds | null> {
   return store.reinstate(dispute, clock.now(), (after, refunds) => [
     transactionEvent('transaction.updated', after, refunds),
+    disputeEvent('dispute.closed', after, 'won', clock.now()),
   ]);
+}
+
+/**
+ * A dispute the merchant lost: the chargeback stands; dispute.closed with status lost. One the
+ * acquirer reports lost without our having seen it opened is recorded first (created, then closed).
+ */
+export async function recordDisputeLost(
+  store: ChargebackStore,
+  clock: Clock,
+  dispute: DueDispute,
+): Promise<TransactionWithRefunds | null> {
+  const closed = (after: Transaction) => disputeEvent('dispute.closed', after, 'lost', clock.now());
+  const opened = await store.record(dispute, clock.now(), (after, refunds) => [
+    transactionEvent('transaction.updated', after, refunds),
+    disputeEvent('dispute.created', after, 'needs_response', clock.now()),
+    closed(after),
+  ]);
+  return opened ?? store.lost(dispute, clock.now(), (after) => [closed(after)]);
+}
+
+export type DisputeStatus = 'needs_response' | 'won' | 'lost';
+
+/**
+ * dispute.created and dispute.closed (decision 0243). One dispute per transaction in our model,
+ * named `dp_<transaction id>`; the transaction's `chargeback` flag stays the record of it.
+ */
+export function disputeEvent(
+  type: 'dispute.created' | 'dispute.closed',
+  tx: Transaction,
+  status: DisputeStatus,
+  now: number,
+): EventDraft {
+  return {
+    type,
+    accountId: tx.accountId,
+    mode: tx.mode,
+    objectType: 'dispute',
+    objectId: `dp_${tx.id}`,
+    object: {
+      id: `dp_${tx.id}`,
+      object: 'dispute',
+      transaction: tx.id,
+      payment_intent: tx.paymentIntentId,
+      amount: tx.amount,
+      currency: tx.currency,
+      status,
+      created: now / 1000,
+    },
+  };
 }
 
 /** The sandbox chargeback card's disputes whose time has come; answers how many were recorded. */

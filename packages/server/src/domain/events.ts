@@ -12,6 +12,10 @@ export const EVENT_TYPES = [
   'payment_intent.amount_capturable_updated',
   'transaction.created',
   'transaction.updated',
+  'refund.created',
+  'refund.updated',
+  'dispute.created',
+  'dispute.closed',
   // An attempt of unknown outcome the acquirer could not settle in time: an operator should look (docs/live.md).
   'payment_attempt.requires_review',
   // A webhook endpoint failed for 3 days and was disabled (docs/webhooks.md).
@@ -24,7 +28,7 @@ export interface EventDraft {
   type: EventType;
   accountId: string;
   mode: Mode;
-  objectType: 'payment_intent' | 'transaction' | 'webhook_endpoint';
+  objectType: 'payment_intent' | 'transaction' | 'refund' | 'dispute' | 'webhook_endpoint';
   objectId: string;
   /** The object as the API shows it, after the change. */
   object: unknown;

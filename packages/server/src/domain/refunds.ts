@@ -4,12 +4,15 @@ import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft } from './events.ts';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
+import { METADATA_MAX_BYTES, metadataBytes, type Page } from './intents.ts';
 import type { Processor, ProcessorRegistry } from './payments/ports.ts';
 import { noSuchTransaction, type TransactionReader, type TransactionWithRefunds } from './transaction-queries.ts';
 import {
   REFUNDABLE_STATUSES,
   type Refund,
+  type RefundReason,
   type RefundStatus,
+  refundEvent,
   type Transaction,
   TX_STATUS,
   TX_STATUS_TEXT,
@@ -70,9 +73,44 @@ export interface RefundStore {
   unsent(createdBefore: number, after: Pick<Refund, 'createdAt' | 'id'> | null, limit: number): Promise<Refund[]>;
 }
 
+export interface RefundFilter {
+  transaction?: string;
+  paymentIntent?: string;
+  status?: RefundStatus;
+}
+
+/** What GET /api/v1/refunds reads (decision 0243); every read is the account's own. */
+export interface RefundLookup {
+  find(accountId: string, id: string): Promise<Refund | undefined>;
+  list(accountId: string, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>>;
+}
+
+const noSuchRefund = (id: string, param: string) => new ApiError('resource_missing', `No such refund: '${id}'`, param);
+
+export async function retrieveRefund(store: RefundLookup, account: Account, id: string): Promise<Refund> {
+  const refund = await store.find(account.id, id);
+  if (!refund) throw noSuchRefund(id, 'id');
+  return refund;
+}
+
+export async function listRefunds(
+  store: RefundLookup,
+  account: Account,
+  filter: RefundFilter,
+  limit: number,
+  startingAfter?: string,
+): Promise<Page<Refund>> {
+  const after = startingAfter === undefined ? undefined : await store.find(account.id, startingAfter);
+  if (startingAfter !== undefined && !after) throw noSuchRefund(startingAfter, 'starting_after');
+  return store.list(account.id, filter, limit, after);
+}
+
 export interface RefundIn {
   /** Minor units; the whole remainder when absent. */
   amount?: number | undefined;
+  reason?: RefundReason | undefined;
+  /** Flat, string values, at most 4 KB as JSON (as an intent's). */
+  metadata?: Record<string, string> | undefined;
 }
 
 export interface RefundOut extends TransactionWithRefunds {
@@ -114,6 +152,10 @@ export async function refundTransaction(
         )
       : undefined;
   if (tx && earlier) return recoveredRefund(deps, clock, tx, earlier);
+  const metadata = input.metadata ?? {};
+  if (metadataBytes(metadata) > METADATA_MAX_BYTES) {
+    throw invalidParam('metadata', `metadata must be at most ${METADATA_MAX_BYTES} bytes as UTF-8 JSON.`);
+  }
   for (let attempt = 0; attempt < ATTEMPTS && tx; attempt++) {
     // "Everything left" is read again on every attempt: a partial refund may have just landed.
     const amount = input.amount ?? tx.amount - tx.refundedAmount;
@@ -128,10 +170,16 @@ export async function refundTransaction(
       createdAt: clock.now(),
       status: processor ? 'pending' : 'succeeded',
       processorRef: null,
+      paymentIntentId: tx.paymentIntentId,
+      reason: input.reason ?? null,
+      metadata,
     };
     const done = await deps.refunds.refund(
       refund,
-      (after, refunds) => [transactionEvent('transaction.updated', after, refunds)],
+      (after, refunds) => [
+        transactionEvent('transaction.updated', after, refunds),
+        refundEvent('refund.created', refund, after.mode),
+      ],
       idempotency?.key,
     );
     if (done && processor) return sendRefund(deps, clock, processor, done.transaction, refund);
@@ -277,5 +325,13 @@ export function settleRefund(
   refund: Refund,
   to: { status: RefundStatus; processorRef: string | null; now: number },
 ) {
-  return store.settle(refund, to, (after, refunds) => [transactionEvent('transaction.updated', after, refunds)]);
+  return store.settle(refund, to, (after, refunds) => {
+    const settled = refunds.find((r) => r.id === refund.id);
+    // refund.updated when its status moved (pending -> succeeded / failed), not when we only learnt the acquirer's id.
+    const moved = settled && settled.status !== refund.status;
+    return [
+      transactionEvent('transaction.updated', after, refunds),
+      ...(moved ? [refundEvent('refund.updated', settled, after.mode)] : []),
+    ];
+  });
 }

@@ -146,9 +146,16 @@ export interface Refund {
   status: RefundStatus;
   /** The acquirer's id of the refund (Stripe: re_…); null in the sandbox. */
   processorRef: string | null;
+  paymentIntentId: string | null;
+  reason: RefundReason | null;
+  metadata: Record<string, string>;
 }
 
 export type RefundStatus = 'succeeded' | 'pending' | 'failed';
+export const REFUND_STATUSES: readonly RefundStatus[] = ['pending', 'succeeded', 'failed'];
+/** Stripe's reasons (decision 0243). */
+export const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
 
 export interface RefundView {
   id: string;
@@ -159,6 +166,9 @@ export interface RefundView {
   transaction: string;
   status: RefundStatus;
   processor_refund_id: string | null;
+  payment_intent: string | null;
+  reason: RefundReason | null;
+  metadata: Record<string, string>;
 }
 
 export function refundView(refund: Refund): RefundView {
@@ -171,6 +181,21 @@ export function refundView(refund: Refund): RefundView {
     transaction: refund.transactionId,
     status: refund.status,
     processor_refund_id: refund.processorRef,
+    payment_intent: refund.paymentIntentId,
+    reason: refund.reason,
+    metadata: refund.metadata,
+  };
+}
+
+/** refund.created and refund.updated (decision 0243): the refund as GET /api/v1/refunds/{id} shows it. */
+export function refundEvent(type: 'refund.created' | 'refund.updated', refund: Refund, mode: Mode): EventDraft {
+  return {
+    type,
+    accountId: refund.accountId,
+    mode,
+    objectType: 'refund',
+    objectId: refund.id,
+    object: refundView(refund),
   };
 }
 

@@ -10,6 +10,7 @@ import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
 import { registerListProducts } from './api/v1/list-products.ts';
+import { registerRefundRoutes } from './api/v1/refund-routes.ts';
 import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
 import { registerRetrieveProduct } from './api/v1/retrieve-product.ts';
 import { registerTransactionsApi } from './api/v1/transactions/register.ts';
@@ -153,6 +154,7 @@ export async function buildApp(
       registerListProducts(api, services);
       registerUpdateProduct(api, services);
       registerWebhookRoutes(api, services);
+      registerRefundRoutes(api, services);
     },
     { prefix: '/api/v1' },
   );

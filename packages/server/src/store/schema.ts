@@ -172,6 +172,10 @@ export interface RefundsTable {
   status: Generated<string>;
   /** The Idempotency-Key it was made under (migration 0080). */
   idempotency_key: Generated<string | null>;
+  /** Migration 0142; null only for refunds made before it of a transaction since gone. */
+  payment_intent_id: string | null;
+  reason: string | null;
+  metadata: Generated<string>;
 }
 
 export interface ProductsTable {

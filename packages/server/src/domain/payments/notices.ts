@@ -1,4 +1,4 @@
-import { type ChargebackStore, recordChargeback, recordDisputeWon } from '../chargebacks.ts';
+import { type ChargebackStore, recordChargeback, recordDisputeLost, recordDisputeWon } from '../chargebacks.ts';
 import { TX_STATUS } from '../transactions.ts';
 import type { Processor, ProcessorNotice } from './ports.ts';
 import { type SettleDeps, settleAttempt } from './settle.ts';
@@ -80,6 +80,7 @@ async function apply(
       const dispute = { accountId: attempt.accountId, transactionId: attempt.id };
       // Lost (or never seen opened): the chargeback stands. Won: the money came back.
       if (notice.stage === 'won') return (await recordDisputeWon(deps.chargebacks, deps.clock, dispute)) !== null;
+      if (notice.stage === 'lost') return (await recordDisputeLost(deps.chargebacks, deps.clock, dispute)) !== null;
       return (await recordChargeback(deps.chargebacks, deps.clock, dispute)) !== null;
     }
     case 'refund':

@@ -77,6 +77,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'Refunds',
     requestExample: { amount: 500 },
   },
+  'GET /api/v1/refunds/{id}': { operationId: 'retrieveRefund', summary: 'Retrieve a refund', tag: 'Refunds' },
+  'GET /api/v1/refunds': {
+    operationId: 'listRefunds',
+    summary: 'List refunds, newest first (by transaction, payment intent, status)',
+    tag: 'Refunds',
+  },
   'POST /api/v1/sandbox/transactions/{id}/chargeback': {
     operationId: 'simulateChargeback',
     summary: 'Simulate a chargeback on a sandbox transaction',

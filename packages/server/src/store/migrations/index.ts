@@ -17,6 +17,7 @@ import * as m0090 from './0090-unsent-refunds-index.ts';
 import * as m0100 from './0100-acquirer-follow-ups.ts';
 import * as m0140 from './0140-cancel-and-manual-capture.ts';
 import * as m0141 from './0141-captured-part-of-an-authorization.ts';
+import * as m0142 from './0142-refunds-as-objects.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0100-acquirer-follow-ups': m0100,
   '0140-cancel-and-manual-capture': m0140,
   '0141-captured-part-of-an-authorization': m0141,
+  '0142-refunds-as-objects': m0142,
 };
 
 export const migrationProvider: MigrationProvider = {

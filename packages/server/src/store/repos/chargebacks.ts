@@ -57,6 +57,16 @@ export class ChargebacksRepository implements ChargebackStore {
     );
   }
 
+  lost(
+    dispute: DueDispute,
+    now: number,
+    events: (after: Transaction, refunds: Refund[]) => EventDraft[],
+  ): Promise<TransactionWithRefunds | null> {
+    return this.#change(dispute, now, events, (update) =>
+      update.set({ updated_at: now }).where('chargeback', '=', 1).where('status', '=', TX_STATUS.chargeback),
+    );
+  }
+
   /** One compare-and-set UPDATE of the disputed transaction, its refunds and the events, in one database transaction. */
   #change(
     dispute: DueDispute,

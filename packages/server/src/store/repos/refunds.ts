@@ -1,15 +1,18 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
-import type { RefundStore } from '../../domain/refunds.ts';
+import type { Page } from '../../domain/intents.ts';
+import type { RefundFilter, RefundStore } from '../../domain/refunds.ts';
 import type { RefundReader, TransactionWithRefunds } from '../../domain/transaction-queries.ts';
 import {
   REFUNDABLE_STATUSES,
   type Refund,
+  type RefundReason,
   type RefundStatus,
   type Transaction,
   TX_STATUS,
 } from '../../domain/transactions.ts';
 import type { AccountId, TransactionId } from '../../ids.ts';
+import { olderThan, toPage } from '../keyset.ts';
 import type { Database, RefundsTable } from '../schema.ts';
 import { appendEvents } from './events.ts';
 import { toTransaction } from './transactions.ts';
@@ -24,6 +27,9 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
     createdAt: row.created_at,
     status: row.status as Refund['status'],
     processorRef: row.processor_ref,
+    paymentIntentId: row.payment_intent_id,
+    reason: row.reason as RefundReason | null,
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
   };
 }
 
@@ -49,6 +55,31 @@ export class RefundsRepository implements RefundStore, RefundReader {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
+  }
+
+  async find(accountId: string, id: string): Promise<Refund | undefined> {
+    const row = await this.#db
+      .selectFrom('refunds')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toRefund(row);
+  }
+
+  /** Newest first, by (created_at, id) after `after`; served by refunds_account_created / refunds_intent / refunds_transaction. */
+  async list(accountId: string, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>> {
+    let query = this.#db.selectFrom('refunds').selectAll().where('account_id', '=', accountId);
+    if (filter.transaction !== undefined) query = query.where('transaction_id', '=', filter.transaction);
+    if (filter.paymentIntent !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntent);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (after) query = query.where(olderThan(after));
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return toPage(rows, limit, toRefund);
   }
 
   forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]> {
@@ -112,6 +143,9 @@ export class RefundsRepository implements RefundStore, RefundReader {
           status: refund.status,
           processor_ref: refund.processorRef,
           idempotency_key: idempotencyKey ?? null,
+          payment_intent_id: refund.paymentIntentId,
+          reason: refund.reason,
+          metadata: JSON.stringify(refund.metadata),
         })
         .execute();
       const transaction = toTransaction(row);

@@ -1,17 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { refundTransaction } from '../../../../domain/refunds.ts';
+import { REFUND_REASONS } from '../../../../domain/transactions.ts';
 import { refundDeps } from '../../../../services.ts';
 import { idempotentWrite } from '../../../plugins/idempotency.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
 import type { Services } from '../../../services.ts';
+import { Metadata } from '../payment-intent-schema.ts';
 import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
 
 const Params = Type.Object({ id: Type.String() });
 
 /** `amount` in cents; without it, everything not yet refunded. An empty body is `{}`. */
 export const CreateRefundIn = Type.Object(
-  { amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999 })) },
+  {
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999 })),
+    reason: Type.Optional(Type.Enum([...REFUND_REASONS])),
+    metadata: Type.Optional(Metadata),
+  },
   { additionalProperties: false },
 );
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { TransactionWithRefunds } from '../../../../domain/transaction-queries.ts';
-import { refundView, transactionRecord } from '../../../../domain/transactions.ts';
+import { REFUND_REASONS, refundView, transactionRecord } from '../../../../domain/transactions.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -15,6 +15,9 @@ export const RefundOut = Type.Object({
     description: 'A live refund is pending until the acquirer confirms it; a failed one gave nothing back',
   }),
   processor_refund_id: nullable(Type.String({ description: "The acquirer's refund id (Stripe: re_…)" })),
+  payment_intent: nullable(Type.String()),
+  reason: nullable(Type.Enum([...REFUND_REASONS])),
+  metadata: Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' } }),
 });
 
 /**
