@@ -249,6 +249,7 @@ export type ListTransactionsQuery = {
   limit?: number;
   starting_after?: string;
   status?: 10 | 11 | 20 | 30 | 31 | 32 | 40 | 41 | 50;
+  mode?: "live" | "sandbox";
   payment_intent?: string;
   product?: string;
   externalid?: string;
@@ -283,6 +284,14 @@ export type CreatePaymentIntentBody = {
 export type ListPaymentIntentsQuery = {
   limit?: number;
   starting_after?: string;
+  status?: "requires_payment" | "processing" | "requires_capture" | "succeeded" | "failed" | "canceled" | "expired";
+  mode?: "live" | "sandbox";
+  reference?: string;
+  externalid?: string;
+  "created[gt]"?: number;
+  "created[gte]"?: number;
+  "created[lt]"?: number;
+  "created[lte]"?: number;
 };
 
 export type UpdatePaymentIntentBody = {
@@ -320,6 +329,14 @@ export type CreateProductBody = {
 export type ListProductsQuery = {
   limit?: number;
   starting_after?: string;
+  status?: "requires_payment" | "processing" | "requires_capture" | "succeeded" | "failed" | "canceled" | "expired";
+  mode?: "live" | "sandbox";
+  reference?: string;
+  externalid?: string;
+  "created[gt]"?: number;
+  "created[gte]"?: number;
+  "created[lt]"?: number;
+  "created[lte]"?: number;
 };
 
 export type UpdateProductBody = {

@@ -76,6 +76,16 @@ export interface CreateIntentIn {
   productId?: string;
 }
 
+/** GET /payment-intents filters (decision 0244); created bounds in inclusive milliseconds. */
+export interface IntentFilter {
+  status?: IntentStatus;
+  mode?: Mode;
+  reference?: string;
+  externalid?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
 export interface Page<T> {
   data: T[];
   hasMore: boolean;
@@ -93,7 +103,7 @@ export interface IntentStore {
    */
   update(before: PaymentIntent, after: PaymentIntent): Promise<PaymentIntent | undefined>;
   /** Newest first; `after` is an intent of the same account the page starts after. */
-  list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>>;
+  list(accountId: AccountId, limit: number, after?: PaymentIntent, filter?: IntentFilter): Promise<Page<PaymentIntent>>;
 }
 
 export function metadataBytes(metadata: Record<string, string>): number {
@@ -190,13 +200,14 @@ export async function listPaymentIntents(
   account: Account,
   limit: number,
   startingAfter?: string,
+  filter: IntentFilter = {},
 ): Promise<Page<PaymentIntent>> {
   let after: PaymentIntent | undefined;
   if (startingAfter !== undefined) {
     after = await store.find(account.id, startingAfter);
     if (!after) throw new ApiError('resource_missing', `No such payment intent: '${startingAfter}'`, 'starting_after');
   }
-  return store.list(account.id, limit, after);
+  return store.list(account.id, limit, after, filter);
 }
 
 export function intentEvent(type: EventType, intent: PaymentIntent): EventDraft {

@@ -3,6 +3,7 @@ import type { EventDraft } from '../../domain/events.ts';
 import type {
   CancellationReason,
   CaptureMethod,
+  IntentFilter,
   IntentStatus,
   IntentStore,
   Page,
@@ -146,7 +147,13 @@ export class IntentsRepository implements IntentStore {
     return written && toIntent(written);
   }
 
-  async list(accountId: AccountId, limit: number, after?: PaymentIntent): Promise<Page<PaymentIntent>> {
+  /** Served by the indexes of migration 0050: (account, created), (account, mode, created), by reference, by externalid. */
+  async list(
+    accountId: AccountId,
+    limit: number,
+    after?: PaymentIntent,
+    filter: IntentFilter = {},
+  ): Promise<Page<PaymentIntent>> {
     let query = this.#db
       .selectFrom('payment_intents')
       .selectAll()
@@ -157,6 +164,12 @@ export class IntentsRepository implements IntentStore {
     if (after) {
       query = query.where(olderThan(after));
     }
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.mode !== undefined) query = query.where('mode', '=', filter.mode);
+    if (filter.reference !== undefined) query = query.where('reference', '=', filter.reference);
+    if (filter.externalid !== undefined) query = query.where('externalid', '=', filter.externalid);
+    if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
     const rows = await readAtEndOfTurn(() => query.execute());
     return toPage(rows, limit, toIntent);
   }

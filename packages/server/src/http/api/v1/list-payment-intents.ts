@@ -1,14 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { listPaymentIntents } from '../../../domain/intents.ts';
+import { INTENT_STATUSES, type IntentFilter, listPaymentIntents } from '../../../domain/intents.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
 import { PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
+import { createdRange } from './transactions/list-transactions.ts';
 
+/** Unix seconds, a fraction allowed (as on the transactions list); 10^10 is the year 2286. */
+const Seconds = Type.Number({ minimum: 0, maximum: 10_000_000_000 });
+
+/** Filters (decision 0244): each narrows; an order is found by its reference in one call. */
 export const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+    status: Type.Optional(Type.Enum([...INTENT_STATUSES])),
+    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    reference: Type.Optional(Type.String({ maxLength: 200 })),
+    externalid: Type.Optional(Type.String({ maxLength: 200 })),
+    'created[gt]': Type.Optional(Seconds),
+    'created[gte]': Type.Optional(Seconds),
+    'created[lt]': Type.Optional(Seconds),
+    'created[lte]': Type.Optional(Seconds),
   },
   { additionalProperties: false },
 );
@@ -24,8 +37,15 @@ export function registerListPaymentIntents(app: FastifyInstance, services: Servi
     '/payment-intents',
     { schema: { querystring: ListQuery, response: { 200: PaymentIntentListOut } } },
     async (request) => {
-      const { limit = 10, starting_after } = request.query;
-      const page = await listPaymentIntents(services.repos.intents, accountOf(request), limit, starting_after);
+      const { limit = 10, starting_after, status, mode, reference, externalid } = request.query;
+      const filter: IntentFilter = {
+        ...(status !== undefined ? { status } : {}),
+        ...(mode !== undefined ? { mode } : {}),
+        ...(reference !== undefined ? { reference } : {}),
+        ...(externalid !== undefined ? { externalid } : {}),
+        ...createdRange(request.query),
+      };
+      const page = await listPaymentIntents(services.repos.intents, accountOf(request), limit, starting_after, filter);
       return { object: 'list' as const, data: page.data.map(toPaymentIntentOut), has_more: page.hasMore };
     },
   );

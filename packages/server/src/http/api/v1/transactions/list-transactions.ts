@@ -15,6 +15,7 @@ export const ListTransactionsQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     starting_after: Type.Optional(Type.String({ maxLength: 64 })),
     status: Type.Optional(Type.Integer({ enum: Object.values(TX_STATUS) })),
+    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
     payment_intent: Type.Optional(Type.String({ maxLength: 64 })),
     product: Type.Optional(Type.String({ maxLength: 200 })),
     externalid: Type.Optional(Type.String({ maxLength: 200 })),
@@ -43,7 +44,9 @@ function toMs(seconds: number): number {
 }
 
 /** The four bounds as one inclusive range of whole milliseconds, as created_at is stored. */
-export function createdRange(query: ListTransactionsQuery): Pick<TransactionFilter, 'createdFrom' | 'createdTo'> {
+export function createdRange(
+  query: Pick<ListTransactionsQuery, 'created[gt]' | 'created[gte]' | 'created[lt]' | 'created[lte]'>,
+): Pick<TransactionFilter, 'createdFrom' | 'createdTo'> {
   const from: number[] = [];
   const to: number[] = [];
   if (query['created[gte]'] !== undefined) from.push(Math.ceil(toMs(query['created[gte]'])));
@@ -59,6 +62,7 @@ export function createdRange(query: ListTransactionsQuery): Pick<TransactionFilt
 function filterOf(query: ListTransactionsQuery): TransactionFilter {
   return {
     ...(query.status !== undefined ? { status: query.status as TxStatus } : {}),
+    ...(query.mode !== undefined ? { mode: query.mode } : {}),
     ...(query.payment_intent !== undefined ? { paymentIntentId: query.payment_intent } : {}),
     ...(query.product !== undefined ? { productId: query.product } : {}),
     ...(query.externalid !== undefined ? { externalid: query.externalid } : {}),
