@@ -329,14 +329,6 @@ export type CreateProductBody = {
 export type ListProductsQuery = {
   limit?: number;
   starting_after?: string;
-  status?: "requires_payment" | "processing" | "requires_capture" | "succeeded" | "failed" | "canceled" | "expired";
-  mode?: "live" | "sandbox";
-  reference?: string;
-  externalid?: string;
-  "created[gt]"?: number;
-  "created[gte]"?: number;
-  "created[lt]"?: number;
-  "created[lte]"?: number;
 };
 
 export type UpdateProductBody = {

@@ -46,6 +46,6 @@ export class Obolus {
     this.webhookEndpoints = new WebhookEndpoints(base);
     this.events = new Events(base);
     this.transactions = new Transactions(app);
-    this.refunds = new Refunds(app);
+    this.refunds = new Refunds(app, base);
   }
 }

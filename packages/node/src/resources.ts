@@ -49,6 +49,39 @@ class Resource {
   }
 }
 
+/** A payment intent's status: the spec's five, and Stripe's requires_capture and canceled (docs/lifecycle.md). */
+export type PaymentIntentStatus = Api.PaymentIntent['status'];
+/** A transaction's status code (docs/transactions.md): 10 Pending … 50 Chargeback. */
+export type TransactionStatus = NonNullable<Api.ListTransactionsQuery['status']>;
+export type RefundStatus = Api.Refund['status'];
+
+/** `created` bounds are Unix seconds. */
+export interface CreatedRange {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
+
+const createdQuery = (created: CreatedRange = {}) => ({
+  'created[gt]': created.gt,
+  'created[gte]': created.gte,
+  'created[lt]': created.lt,
+  'created[lte]': created.lte,
+});
+
+/** Filters of paymentIntents.list: an order is found by its `reference` in one call. */
+export interface PaymentIntentFilters extends ListOptions {
+  status?: PaymentIntentStatus;
+  mode?: 'live' | 'sandbox';
+  reference?: string;
+  externalid?: string;
+  created?: CreatedRange;
+}
+
+/** What can change before payment: mode and currency never do. */
+export type PaymentIntentUpdate = Omit<Api.UpdatePaymentIntentBody, 'mode' | 'currency'>;
+
 export class PaymentIntents extends Resource {
   create(params: Api.CreatePaymentIntentBody, options?: RequestOptions): Promise<Api.PaymentIntent> {
     return this.api.post('payment-intents', params, options);
@@ -56,14 +89,28 @@ export class PaymentIntents extends Resource {
   retrieve(id: string): Promise<Api.PaymentIntent> {
     return this.api.get(path('payment-intents', id));
   }
-  list(options: ListOptions = {}): PagePromise<Api.PaymentIntent> {
-    return this.api.list('payment-intents', options);
+  /** Before payment only (requires_payment or failed); null clears a text, metadata merges ("" removes a key). */
+  update(id: string, params: PaymentIntentUpdate, options?: RequestOptions): Promise<Api.PaymentIntent> {
+    return this.api.post(path('payment-intents', id), params, options);
+  }
+  /** From requires_payment, failed or requires_capture (the authorization is voided). */
+  cancel(id: string, params: Api.CancelPaymentIntentBody = {}, options?: RequestOptions): Promise<Api.PaymentIntent> {
+    return this.api.post(`${path('payment-intents', id)}/cancel`, params, options);
+  }
+  /** A requires_capture intent (capture_method manual): all of it, or `amount_to_capture` (the rest is released). */
+  capture(id: string, params: Api.CapturePaymentIntentBody = {}, options?: RequestOptions): Promise<Api.PaymentIntent> {
+    return this.api.post(`${path('payment-intents', id)}/capture`, params, options);
+  }
+  list(filters: PaymentIntentFilters = {}): PagePromise<Api.PaymentIntent> {
+    const { status, mode, reference, externalid, created } = filters;
+    return this.api.list('payment-intents', filters, { status, mode, reference, externalid, ...createdQuery(created) });
   }
 }
 
 /** Filters of transactions.list (docs/transactions.md); `created` bounds are Unix seconds. */
 export interface TransactionFilters extends ListOptions {
-  status?: number;
+  status?: TransactionStatus;
+  mode?: 'live' | 'sandbox';
   paymentIntent?: string;
   product?: string;
   externalid?: string;
@@ -75,16 +122,14 @@ export class Transactions extends Resource {
     return this.api.get(path('transactions', id));
   }
   list(filters: TransactionFilters = {}): PagePromise<Api.Transaction> {
-    const { created = {}, status, paymentIntent, product, externalid } = filters;
+    const { created, status, mode, paymentIntent, product, externalid } = filters;
     return this.api.list('transactions', filters, {
       status,
+      mode,
       payment_intent: paymentIntent,
       product,
       externalid,
-      'created[gt]': created.gt,
-      'created[gte]': created.gte,
-      'created[lt]': created.lt,
-      'created[lte]': created.lte,
+      ...createdQuery(created),
     });
   }
   /** Sandbox only: the card network's dispute, on demand. */
@@ -93,7 +138,27 @@ export class Transactions extends Resource {
   }
 }
 
+/** Filters of refunds.list. */
+export interface RefundFilters extends ListOptions {
+  transaction?: string;
+  paymentIntent?: string;
+  status?: RefundStatus;
+}
+
+/** Made on {app_url} with their transaction; read on {base_url} as objects of their own. */
 export class Refunds extends Resource {
+  readonly #base: Endpoint;
+  constructor(app: Endpoint, base: Endpoint) {
+    super(app);
+    this.#base = base;
+  }
+  retrieve(id: string): Promise<Api.Refund> {
+    return this.#base.get(path('refunds', id));
+  }
+  list(filters: RefundFilters = {}): PagePromise<Api.Refund> {
+    const { transaction, paymentIntent, status } = filters;
+    return this.#base.list('refunds', filters, { transaction, payment_intent: paymentIntent, status });
+  }
   /** Without `amount`, everything not yet refunded. */
   create(
     transactionId: string,

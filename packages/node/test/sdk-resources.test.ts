@@ -5,7 +5,8 @@ import { ENGINES } from '../../server/test/support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from '../../server/test/support/server.ts';
 import { createSettledTransaction } from '../../server/test/support/transactions.ts';
 import { startReceiver } from '../../server/test/support/webhook-receiver.ts';
-import { Obolus, ObolusError } from '../src/index.ts';
+import { card, confirm } from '../../server/test/support/widget-client.ts';
+import { Obolus, ObolusError, type PaymentIntentStatus, type RefundStatus } from '../src/index.ts';
 
 /** Every SDK method against a real server; each answer is also checked against docs/openapi.json. */
 describe.each(ENGINES)('@obolus/node against a real server (%s)', (engine) => {
@@ -26,6 +27,57 @@ describe.each(ENGINES)('@obolus/node against a real server (%s)', (engine) => {
     expect(await obolus.paymentIntents.retrieve(created.id)).toEqual(created);
     const page = await obolus.paymentIntents.list({ limit: 1 });
     expect(page.data.map((pi) => pi.id)).toEqual([created.id]);
+  });
+
+  it('paymentIntents: update, cancel, capture (manual), list with filters; typed statuses', async () => {
+    const own = await t.newAccount();
+    const client = new Obolus(own.secretKey, { baseUrl: t.url, fetch: contractFetch });
+    const open = await client.paymentIntents.create({
+      amount: 2000,
+      currency: 'USD',
+      mode: 'sandbox',
+      reference: 'o-1',
+    });
+    const updated = await client.paymentIntents.update(open.id, { amount: 2500, metadata: { a: '1' } });
+    expect(updated).toMatchObject({ amount: 2500, metadata: { a: '1' } });
+    const canceled = await client.paymentIntents.cancel(open.id, { cancellation_reason: 'abandoned' });
+    const status: PaymentIntentStatus = canceled.status;
+    expect(status).toBe('canceled');
+    await expect(client.paymentIntents.cancel(open.id)).rejects.toMatchObject({ code: 'intent_unexpected_state' });
+
+    const manual = await client.paymentIntents.create({
+      amount: 3000,
+      currency: 'USD',
+      mode: 'sandbox',
+      reference: 'o-2',
+      capture_method: 'manual',
+    });
+    await confirm(t, own.clientKey, manual.client_secret, card('4242424242424242'));
+    expect((await client.paymentIntents.retrieve(manual.id)).status).toBe('requires_capture');
+    const captured = await client.paymentIntents.capture(manual.id, { amount_to_capture: 1000 });
+    expect(captured.status).toBe('succeeded');
+    expect((await client.paymentIntents.list({ reference: 'o-2' })).data.map((pi) => pi.id)).toEqual([manual.id]);
+    expect((await client.paymentIntents.list({ status: 'canceled' })).data.map((pi) => pi.id)).toEqual([open.id]);
+    expect((await client.paymentIntents.list({ mode: 'live' })).data).toEqual([]);
+    const settled = await client.transactions.list({ mode: 'sandbox', status: 20 });
+    expect(settled.data.map((tx) => tx.amount)).toEqual([1000]);
+  });
+
+  it('refunds: retrieve and list, by transaction, payment intent and status', async () => {
+    const own = await t.newAccount();
+    const client = new Obolus(own.secretKey, { baseUrl: t.url, fetch: contractFetch });
+    const settled = await createSettledTransaction(t, own, { amount: 5000 });
+    const made = await client.refunds.create(settled.id, { amount: 700, reason: 'duplicate', metadata: { k: 'v' } });
+    const one = await client.refunds.retrieve(made.id);
+    const status: RefundStatus = one.status;
+    expect(status).toBe('succeeded');
+    expect(one).toMatchObject({ id: made.id, amount: 700, reason: 'duplicate', payment_intent: settled.intentId });
+    expect((await client.refunds.list({ transaction: settled.id })).data.map((r) => r.id)).toEqual([made.id]);
+    expect((await client.refunds.list({ paymentIntent: settled.intentId, status: 'pending' })).data).toEqual([]);
+    await expect(client.refunds.retrieve('re_missing')).rejects.toMatchObject({
+      status: 404,
+      code: 'resource_missing',
+    });
   });
 
   it('a list is async-iterable across pages, without repeating or skipping', async () => {

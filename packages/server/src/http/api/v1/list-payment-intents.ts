@@ -9,11 +9,19 @@ import { createdRange } from './transactions/list-transactions.ts';
 /** Unix seconds, a fraction allowed (as on the transactions list); 10^10 is the year 2286. */
 const Seconds = Type.Number({ minimum: 0, maximum: 10_000_000_000 });
 
-/** Filters (decision 0244): each narrows; an order is found by its reference in one call. */
+/** A page of a list: its size and the id it starts after (products share it). */
 export const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Filters (decision 0244): each narrows; an order is found by its reference in one call. */
+export const ListIntentsQuery = Type.Object(
+  {
+    ...ListQuery.properties,
     status: Type.Optional(Type.Enum([...INTENT_STATUSES])),
     mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
     reference: Type.Optional(Type.String({ maxLength: 200 })),
@@ -33,9 +41,9 @@ const PaymentIntentListOut = Type.Object({
 });
 
 export function registerListPaymentIntents(app: FastifyInstance, services: Services): void {
-  app.get<{ Querystring: Static<typeof ListQuery> }>(
+  app.get<{ Querystring: Static<typeof ListIntentsQuery> }>(
     '/payment-intents',
-    { schema: { querystring: ListQuery, response: { 200: PaymentIntentListOut } } },
+    { schema: { querystring: ListIntentsQuery, response: { 200: PaymentIntentListOut } } },
     async (request) => {
       const { limit = 10, starting_after, status, mode, reference, externalid } = request.query;
       const filter: IntentFilter = {
