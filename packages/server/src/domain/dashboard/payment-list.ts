@@ -12,7 +12,9 @@ import { type Transaction, TX_STATUS } from '../transactions.ts';
 export const PAYMENT_STATUSES = [
   'requires_payment',
   'pending',
+  'requires_capture',
   'failed',
+  'canceled',
   'expired',
   'settled',
   'partially_refunded',
@@ -24,7 +26,9 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const PAYMENT_STATUS_TEXT: Record<PaymentStatus, string> = {
   requires_payment: 'Requires payment',
   pending: 'Pending',
+  requires_capture: 'Authorized, to capture',
   failed: 'Failed',
+  canceled: 'Canceled',
   expired: 'Expired',
   settled: 'Settled',
   partially_refunded: 'Partially refunded',
@@ -44,7 +48,9 @@ export const PAID_STATUS_OF: Partial<Record<PaymentStatus, number>> = {
 export const INTENT_STATUS_OF: Partial<Record<PaymentStatus, PaymentIntent['status']>> = {
   requires_payment: 'requires_payment',
   pending: 'processing',
+  requires_capture: 'requires_capture',
   failed: 'failed',
+  canceled: 'canceled',
   expired: 'expired',
 };
 

@@ -3,6 +3,7 @@ import { simulateChargeback } from '../../domain/chargebacks.ts';
 import { type PaymentDetail, paymentDetail, paymentOf } from '../../domain/dashboard/payment-detail.ts';
 import { PAYMENT_STATUS_TEXT } from '../../domain/dashboard/payment-list.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { eventView } from '../../domain/events.ts';
 import { refundTransaction } from '../../domain/refunds.ts';
 import {
   DISPUTABLE_STATUSES,
@@ -17,6 +18,7 @@ import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { money, when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
+import { changeActions } from './payment-changes.ts';
 import { minorUnitsOf } from './payment-filters.ts';
 import { attemptStatusClass, paymentStatusClass } from './payments.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
@@ -24,6 +26,11 @@ import { getPage, postAction, postCreate } from './routes.ts';
 type Id = { id: string };
 
 const OPEN: readonly string[] = ['requires_payment', 'failed'];
+const DONE: Record<string, string> = {
+  refund: 'Refund made.',
+  capture: 'Payment captured.',
+  cancel: 'Payment canceled.',
+};
 
 function facts(d: PaymentDetail): Markup {
   const { intent, paid } = d;
@@ -35,7 +42,8 @@ function facts(d: PaymentDetail): Markup {
 <dt>Amount</dt><dd>${money(intent.amount, intent.currency)}</dd>
 ${paid ? html`<dt>Refunded</dt><dd>${money(paid.refundedAmount, paid.currency)}</dd><dt>Fee</dt><dd>${money(paid.feeAmount, paid.currency)}</dd>` : ''}
 ${card ? html`<dt>Card</dt><dd class="mono">${card.card.brand} ${maskedCard(card.card)}</dd><dt>Cardholder</dt><dd>${card.cardholder}</dd>` : html`<dt>Card</dt><dd>No attempt to pay yet</dd>`}
-<dt>Mode</dt><dd>${intent.mode}</dd><dt>Payment intent</dt><dd class="mono">${intent.id}</dd>
+<dt>Mode</dt><dd>${intent.mode}</dd><dt>Capture</dt><dd>${intent.captureMethod}${intent.captureBefore ? html`, before ${when(intent.captureBefore)}` : ''}</dd>
+${intent.canceledAt ? html`<dt>Canceled</dt><dd>${when(intent.canceledAt)}${intent.cancellationReason ? html` (${intent.cancellationReason})` : ''}</dd>` : ''}<dt>Payment intent</dt><dd class="mono">${intent.id}</dd>
 ${paid ? html`<dt>Transaction</dt><dd class="mono">${paid.id}</dd>` : ''}
 <dt>Created</dt><dd>${when(intent.createdAt)}</dd>${OPEN.includes(intent.status) ? html`<dt>Expires</dt><dd>${when(intent.expiresAt)}</dd>` : ''}
 <dt>Reference</dt><dd>${intent.reference ?? '—'}</dd><dt>External id</dt><dd>${intent.externalid ?? '—'}</dd>
@@ -68,8 +76,11 @@ function history(d: PaymentDetail): Markup {
   )}
 <h2>Timeline</h2>${table(
     'Timeline',
-    html`<th>When</th><th>Event</th><th>Id</th>`,
-    d.events.map((e) => html`<tr><td>${when(e.createdAt)}</td><td>${e.type}</td><td class="mono">${e.id}</td></tr>`),
+    html`<th>When</th><th>Event (open for its JSON)</th><th class="hide-narrow">Id</th>`,
+    d.events.map(
+      (e) =>
+        html`<tr><td>${when(e.createdAt)}</td><td><details><summary>${e.type}</summary><pre class="json">${JSON.stringify(eventView(e), null, 2)}</pre></details></td><td class="mono hide-narrow">${e.id}</td></tr>`,
+    ),
   )}
 <h2>Webhook deliveries</h2>${table(
     'Webhook deliveries',
@@ -82,8 +93,10 @@ function history(d: PaymentDetail): Markup {
 }
 
 function actions(signed: Signed, d: PaymentDetail): Markup {
+  const changes = changeActions(d.intent);
   const tx = d.paid;
-  if (!tx) return html``;
+  if (!tx)
+    return changes.toString() ? html`<section class="panel actions" aria-label="Actions">${changes}</section>` : html``;
   const left = tx.amount - tx.refundedAmount;
   const refund = REFUNDABLE_STATUSES.includes(tx.status)
     ? html`<form method="get" action="/dashboard/payments/${d.intent.id}/refund" class="fields"><label>Refund amount (up to ${money(left)})<input name="amount" inputmode="decimal" value="${(left / 100).toFixed(2)}" required></label><button type="submit">Refund…</button></form>`
@@ -96,8 +109,8 @@ function actions(signed: Signed, d: PaymentDetail): Markup {
           html`<button class="danger" type="submit">Simulate a chargeback (sandbox)</button>`,
         )
       : '';
-  if (!refund && !chargeback) return html``;
-  return html`<section class="panel actions" aria-label="Actions">${refund}${chargeback}</section>`;
+  if (!refund && !chargeback && !changes.toString()) return html``;
+  return html`<section class="panel actions" aria-label="Actions">${changes}${refund}${chargeback}</section>`;
 }
 
 /** The attempt that captured this payment's money: what refunds and chargebacks act on. */
@@ -128,7 +141,8 @@ export function registerPaymentPage(scope: FastifyInstance, services: Services):
       return seeOther(reply, `/dashboard/payments/${found.intentId}#attempt-${found.transactionId}`);
     }
     const detail = await paymentDetail(services.repos, signed.account, found.intentId);
-    const done = request.query.done === 'refund' ? html`<p class="notice" role="status">Refund made.</p>` : '';
+    const said = DONE[String(request.query.done)];
+    const done = said ? html`<p class="notice" role="status">${said}</p>` : '';
     return page(signed, {
       title: `Payment of ${money(detail.intent.amount)}`,
       section: '/dashboard/payments',

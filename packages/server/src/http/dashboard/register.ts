@@ -11,6 +11,7 @@ import { registerDeveloperPages } from './developer.ts';
 import { errorPage } from './error-page.ts';
 import { registerHome } from './home.ts';
 import { html } from './markup.ts';
+import { registerPaymentChanges } from './payment-changes.ts';
 import { registerPaymentPage } from './payment-page.ts';
 import { registerPayments } from './payments.ts';
 import { registerProducts } from './products.ts';
@@ -79,6 +80,7 @@ export async function registerDashboard(app: FastifyInstance, services: Services
       registerHome(scope, services);
       registerPayments(scope, services);
       registerPaymentPage(scope, services);
+      registerPaymentChanges(scope, services);
       registerProducts(scope, services);
       registerDeveloperPages(scope, services);
       registerWebhookPages(scope, services);

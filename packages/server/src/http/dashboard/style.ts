@@ -35,6 +35,8 @@ th,td{text-align:left;padding:7px 10px;border-bottom:1px solid var(--line);verti
 th{font-size:.85rem;color:var(--muted);font-weight:600}
 td.num,th.num{text-align:right;white-space:nowrap}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em;overflow-wrap:anywhere}
+pre.json{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.8em;white-space:pre-wrap;overflow-wrap:anywhere;margin:.4em 0;max-width:60ch}
+details>summary{cursor:pointer}
 form.inline{display:inline}
 .fields{display:flex;flex-wrap:wrap;gap:10px 14px;align-items:flex-end}
 label{display:flex;flex-direction:column;gap:3px;font-size:.9rem}
