@@ -31,8 +31,9 @@ export interface Transaction {
   uuid: string;
   /** Unix seconds, may carry a fraction */
   created: number;
-  status: number;
-  statustext: string;
+  /** docs/transactions.md: 10 Pending … 50 Chargeback */
+  status: 10 | 11 | 20 | 30 | 31 | 32 | 40 | 41 | 50;
+  statustext: "Pending" | "Authorized" | "Settled" | "Declined" | "Failed" | "Voided" | "Refunded" | "Partially refunded" | "Chargeback";
   /** Major units */
   amountpaid: number;
   currencypaid: string;
@@ -218,10 +219,10 @@ export interface WebhookAttempt {
 export interface Event {
   id: string;
   object: "event";
-  type: string;
+  type: "payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.expired" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "transaction.created" | "transaction.updated" | "refund.created" | "refund.updated" | "dispute.created" | "dispute.closed" | "payment_attempt.requires_review" | "webhook_endpoint.disabled";
   /** Unix seconds, with milliseconds as a fraction */
   created: number;
-  mode: string;
+  mode: "live" | "sandbox";
   /** 1, 2, 3 … per object: the order of the events of one object */
   sequence: number;
   data: {

@@ -1,6 +1,12 @@
 import { type Static, Type } from 'typebox';
 import type { TransactionWithRefunds } from '../../../../domain/transaction-queries.ts';
-import { REFUND_REASONS, refundView, transactionRecord } from '../../../../domain/transactions.ts';
+import {
+  REFUND_REASONS,
+  refundView,
+  TX_STATUS,
+  TX_STATUS_TEXT,
+  transactionRecord,
+} from '../../../../domain/transactions.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -28,8 +34,11 @@ export const TransactionOut = Type.Object({
   id: Type.String(),
   uuid: Type.String(),
   created: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
-  status: Type.Integer(),
-  statustext: Type.String(),
+  status: Type.Integer({
+    enum: Object.values(TX_STATUS),
+    description: 'docs/transactions.md: 10 Pending … 50 Chargeback',
+  }),
+  statustext: Type.Enum(Object.values(TX_STATUS_TEXT) as string[]),
   amountpaid: Type.Number({ description: 'Major units' }),
   currencypaid: Type.String(),
   usdpaid: Type.Number({ description: 'Major units of USD' }),
