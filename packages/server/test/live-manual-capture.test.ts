@@ -1,4 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DAY } from '../src/clock.ts';
+import { createLogger } from '../src/logger.ts';
+import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
 import { paymentsForAttempt } from './support/checkout-double.ts';
 import { ENGINES } from './support/engines.ts';
 import { type LiveCheckout, type LiveStripe, useLiveCheckout, useLiveStripe } from './support/live-stripe.ts';
@@ -82,6 +85,20 @@ describe.each(ENGINES)('manual capture through the live connectors (%s)', (engin
       expect(canceled.json).toMatchObject({ status: 'canceled', cancellation_reason: 'duplicate' });
       expect(acquirer.held(s, transactionId, ref).status).toBe(acquirer.statuses.voided);
       expect(await s.record(transactionId)).toMatchObject({ status: 32, amountpaid: 0 });
+    });
+
+    it('an authorization not captured in time is voided at the acquirer by the sweeper: canceled, reason automatic', async () => {
+      const { intent, transactionId, ref } = await authorized();
+      const sweeper = startExpirySweeper(s.t.server.services, createLogger('silent'), 3_600_000);
+      try {
+        s.clock.advance(7 * DAY);
+        expect((await sweeper.runOnce()).voided).toBeGreaterThanOrEqual(1);
+      } finally {
+        await sweeper.stop();
+      }
+      expect(await s.intentOf(intent.id)).toMatchObject({ status: 'canceled', cancellation_reason: 'automatic' });
+      expect(acquirer.held(s, transactionId, ref).status).toBe(acquirer.statuses.voided);
+      expect(await s.record(transactionId)).toMatchObject({ status: 32 });
     });
 
     it('an acquirer that does not answer the capture: 502 acquirer_unavailable, nothing changed; sent again, it happens once', async () => {
