@@ -8,6 +8,7 @@ import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
 import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
 import { registerListProducts } from './api/v1/list-products.ts';
+import { registerRetrieveAccount } from './api/v1/retrieve-account.ts';
 import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
 import { registerRetrieveProduct } from './api/v1/retrieve-product.ts';
 import { registerTransactionsApi } from './api/v1/transactions/register.ts';
@@ -147,6 +148,7 @@ export async function buildApp(
       registerListProducts(api, services);
       registerUpdateProduct(api, services);
       registerWebhookRoutes(api, services);
+      registerRetrieveAccount(api);
     },
     { prefix: '/api/v1' },
   );
