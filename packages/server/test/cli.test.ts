@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
 import { freePort } from './support/server.ts';
+import { until } from './support/until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-'));
 const env = { OBOLUS_DATABASE_URL: join(dir, 'cli.db'), OBOLUS_LOG_LEVEL: 'warn' };
@@ -214,6 +216,57 @@ describe('obolus serve (npm start)', () => {
       }
     } finally {
       await schema.drop();
+    }
+  });
+
+  it('a taken metrics port is one line naming the port and how to change it; the service runs on', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (taken.address() as AddressInfo).port;
+    const port = await freePort();
+    const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+      env: {
+        ...process.env,
+        OBOLUS_DATABASE_URL: join(serveDir, 'taken-metrics.db'),
+        PORT: String(port),
+        OBOLUS_METRICS_PORT: String(metricsPort),
+        OBOLUS_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (out += d));
+    try {
+      await until(() => out.includes('Metrics'));
+      const lines = out.split('\n').filter((line) => line.includes('metrics listener not started'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`port ${metricsPort} on 127.0.0.1 is in use; set OBOLUS_METRICS_PORT`);
+      expect(out).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
+      expect(out).toContain('off (OBOLUS_METRICS_PORT)');
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await stop(child);
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it('a taken HTTP port is one line naming the port and how to change it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const res = await runCli(['serve'], {
+        OBOLUS_DATABASE_URL: join(serveDir, 'taken-port.db'),
+        PORT: String(port),
+        OBOLUS_LOG_LEVEL: 'warn',
+      });
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim()).toBe(
+        `error: port ${port} on 127.0.0.1 is in use (another obolus serve?): stop what listens there, or set PORT to a free port`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 
