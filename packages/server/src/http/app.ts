@@ -123,7 +123,7 @@ export async function buildApp(
   await useOpenApi(app);
   registerHealth(app, services);
   registerLandingPage(app, services);
-  registerReferencePage(app);
+  registerReferencePage(app, { baseUrl: services.config.baseUrl, appUrl: services.config.appUrl });
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
