@@ -81,7 +81,7 @@ describe('the checkout as shoppers see it', () => {
     for (const theme of THEMES) {
       it(`widget at ${width} px, ${theme}: before, validation error, declined, success`, async () => {
         const shot = (state: string) => artifactPath(`look-widget-${state}-${width}-${theme}.png`);
-        const intent = await createIntent(obolus, shop);
+        const intent = await createIntent(obolus, shop, { reference: 'order-1042' });
         const { page, widget, frame } = await open(width, theme, { clientSecret: intent.client_secret });
         await expect.poll(() => widget.locator('#amount').textContent()).toBe('$20.00');
         await widget.getByRole('button', { name: 'Pay $20.00' }).waitFor();
@@ -102,6 +102,14 @@ describe('the checkout as shoppers see it', () => {
           await assertNoOverflow(page);
           await assertNoOverflow(await frame());
         }
+        // The expiry label's format hint stays on one line, and the Amex badge shows its whole name.
+        expect(await widget.locator('label[for="exp"] .nw').evaluate((el) => el.getClientRects().length)).toBe(1);
+        await widget.getByLabel('Card number').fill('3782 822463 10005');
+        const badge = widget.locator('#brand');
+        await expect.poll(() => badge.textContent()).toBe('Amex');
+        expect(await badge.getAttribute('aria-label')).toBe('American Express');
+        expect(await badge.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+        await widget.getByLabel('Card number').fill('');
 
         await widget.getByRole('button', { name: 'Pay $20.00' }).click();
         const number = widget.getByLabel('Card number');
@@ -129,7 +137,10 @@ describe('the checkout as shoppers see it', () => {
         const [, paid] = await results(page, 2);
         await widget.getByRole('heading', { name: 'Payment successful' }).waitFor();
         expect(await widget.locator('#done-amount').textContent()).toBe('$20.00');
-        expect(await widget.locator('#done-reference').textContent()).toBe(`Reference ${paid.transaction_id}`);
+        // "Reference" is the merchant's order reference; the transaction's id is labelled as an id.
+        expect(await widget.locator('#done-ids').innerText()).toMatch(
+          new RegExp(`^Order reference\\s+order-1042\\s+Transaction ID\\s+${paid.transaction_id}$`),
+        );
         const heading = widget.getByRole('heading', { name: 'Payment successful' });
         expect(
           await heading.evaluate((el) => [document.activeElement === el, getComputedStyle(el).outlineStyle]),
