@@ -91,6 +91,8 @@ function mount(clientSecret: string): void {
     mode: config.mode,
     theme,
     summary: false, // the page shows the product, its price and the test badge once
+    // This page's card is the widget's surface, in the same theme as the widget.
+    appearance: { variables: { colorBackground: 'transparent' } },
     onResult: (result) => {
       if (result.success) thankYou(result);
     },

@@ -8,11 +8,12 @@ import { styleHash } from './page-security.ts';
  */
 
 export const WIDGET_CSS = `
-:root{--bg:transparent;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-[data-theme=dark]{--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f}
+:root{--bg:#fff;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+[data-theme=dark]{--bg:#171a23;--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f}
 *{box-sizing:border-box}
 html,body{margin:0;background:transparent;color:var(--fg);font:15px/1.4 var(--font)}
-main{padding:4px;max-width:560px;margin:0;min-width:0;background:var(--bg);border-radius:var(--radius)}
+html[data-standalone]{background:var(--bg)}
+main{padding:12px;max-width:560px;margin:0;min-width:0;background:var(--bg);border-radius:var(--radius)}
 [data-summary=off] .summary{display:none}
 h2{font-size:17px;margin:0 0 8px}
 .summary{margin:0 0 14px}
