@@ -14,6 +14,7 @@ import {
 import { refundDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
+import { eventWithJson } from './event-json.ts';
 import { money, when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
@@ -69,7 +70,9 @@ function history(d: PaymentDetail): Markup {
 <h2>Timeline</h2>${table(
     'Timeline',
     html`<th>When</th><th>Event</th><th>Id</th>`,
-    d.events.map((e) => html`<tr><td>${when(e.createdAt)}</td><td>${e.type}</td><td class="mono">${e.id}</td></tr>`),
+    d.events.map(
+      (e) => html`<tr><td>${when(e.createdAt)}</td><td>${eventWithJson(e)}</td><td class="mono">${e.id}</td></tr>`,
+    ),
   )}
 <h2>Webhook deliveries</h2>${table(
     'Webhook deliveries',

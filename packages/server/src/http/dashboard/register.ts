@@ -14,6 +14,7 @@ import { html } from './markup.ts';
 import { registerPaymentPage } from './payment-page.ts';
 import { registerPayments } from './payments.ts';
 import { registerProducts } from './products.ts';
+import { registerSearch } from './search.ts';
 import { registerSignIn } from './sign-in.ts';
 import { DASHBOARD_STYLE_HASH } from './style.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -82,6 +83,7 @@ export async function registerDashboard(app: FastifyInstance, services: Services
       registerProducts(scope, services);
       registerDeveloperPages(scope, services);
       registerWebhookPages(scope, services);
+      registerSearch(scope, services);
     },
     { prefix: '/dashboard' },
   );
