@@ -15,13 +15,19 @@ export function npmFree(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
 }
 
-/** `npm pack` of every publishable package into `dir` (their prepack/prepare scripts build dist/); file names. */
+/**
+ * `npm pack` of every publishable package into `dir` (their prepack/prepare scripts build
+ * dist/), the three at once: each builds its own package. File names by package name.
+ */
 export async function packAll(dir: string): Promise<Record<Name, string>> {
-  const args = ['pack', '--json', '--pack-destination', dir];
-  for (const name of Object.keys(PUBLISHED)) args.push('--workspace', name);
-  const { stdout } = await run('npm', args, { cwd: ROOT, env: npmFree(process.env), maxBuffer: 64 * 1024 * 1024 });
-  const packed = JSON.parse(stdout) as { name: Name; filename: string }[];
-  return Object.fromEntries(packed.map((p) => [p.name, p.filename])) as Record<Name, string>;
+  const packed = await Promise.all(
+    Object.keys(PUBLISHED).map(async (name) => {
+      const args = ['pack', '--json', '--pack-destination', dir, '--workspace', name];
+      const { stdout } = await run('npm', args, { cwd: ROOT, env: npmFree(process.env), maxBuffer: 64 * 1024 * 1024 });
+      return (JSON.parse(stdout) as { name: Name; filename: string }[])[0];
+    }),
+  );
+  return Object.fromEntries(packed.map((p) => [p?.name, p?.filename])) as Record<Name, string>;
 }
 
 interface LockEntry {
