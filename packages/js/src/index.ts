@@ -23,7 +23,7 @@ export interface ObolusResult {
 
 /**
  * The widget's look, like Stripe's Appearance API. Colours are hex (`#3346c9`; the
- * background may also be `transparent`, its default), `borderRadius` 0px to 24px,
+ * background may also be `transparent`; by default each theme has its own surface), `borderRadius` 0px to 24px,
  * `fontFamily` a font list. Obolus checks every value; a wrong one is refused by name.
  */
 export interface Appearance {

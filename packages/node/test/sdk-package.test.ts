@@ -31,11 +31,13 @@ describe('the @obolus/node package', () => {
     expect(readFileSync(API_TYPES, 'utf8')).toBe(apiTypesOf(document));
   });
 
-  it('`npm run build` writes every file its exports name, from nothing', async () => {
-    // Into a fresh directory, so that no earlier build can stand in for this one.
+  it('`npm install` builds every file its exports name, from nothing (the prepare script)', async () => {
+    // npm runs a workspace's prepare script on `npm install` and `npm ci`, and before `npm pack`:
+    // the SDK imports by name right after install (issue 29). Into a fresh directory, so that no
+    // earlier build can stand in for this one.
     const out = mkdtempSync(join(tmpdir(), 'obolus-node-build-'));
     try {
-      await run('npm', ['run', 'build', '--silent', '--', '--outDir', out], {
+      await run('npm', ['run', 'prepare', '--silent', '--', '--outDir', out], {
         cwd: new URL('..', import.meta.url).pathname,
       });
       for (const target of Object.values(pkg.exports['.'] as Record<string, string>)) {
@@ -56,8 +58,9 @@ describe('the @obolus/node package', () => {
       try { await obolus.paymentIntents.retrieve('nope'); } catch (e) { code = e instanceof ObolusError && e.code; }
       console.log(JSON.stringify({ id: again.id, amount: again.amount, code }));
     `;
+    // From examples/, as the example merchant imports it.
     const { stdout } = await run('npx', ['node', '--input-type=module', '-e', script], {
-      cwd: new URL('../../..', import.meta.url).pathname,
+      cwd: new URL('../../../examples/merchant', import.meta.url).pathname,
       env: { ...process.env, KEY: shop.secretKey, BASE_URL: t.url },
     });
     const result = JSON.parse(stdout.trim());

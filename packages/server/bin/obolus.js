@@ -16,7 +16,8 @@ if (major < 24) {
 // shared temporary one, where another user could plant code; where it cannot be written, Node
 // carries on without. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 module.enableCompileCache(fileURLToPath(new URL('../.compile-cache/', import.meta.url)));
-// In the repository Node runs the TypeScript sources directly; a published package ships dist/.
-const built = new URL('../dist/cli/main.js', import.meta.url);
-const { main } = await import(existsSync(built) ? built.href : '../src/cli/main.ts');
+// In the repository Node runs the TypeScript sources directly (a dist/ left by a build is not
+// used); the published package ships dist/ only, since Node strips no types under node_modules.
+const source = new URL('../src/cli/main.ts', import.meta.url);
+const { main } = await import(existsSync(source) ? source.href : '../dist/cli/main.js');
 await main(process.argv);

@@ -89,9 +89,13 @@ export async function startMetrics(
   try {
     return await serveMetrics(metrics, config.metrics.host, config.metrics.port);
   } catch (error) {
+    // One line saying what to do, not a stack trace: the cause is the port, not the code.
+    const { host, port } = config.metrics;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'is in use' : `cannot be listened on (${code ?? (error as Error).message})`;
     logger.warn(
-      { err: error, port: config.metrics.port },
-      'metrics listener not started: set OBOLUS_METRICS_PORT to a free port (or off)',
+      { port, host, code },
+      `metrics listener not started: port ${port} on ${host} ${why}; set OBOLUS_METRICS_PORT to a free port, or to off. The service runs on without it.`,
     );
     return null;
   }

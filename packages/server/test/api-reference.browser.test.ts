@@ -1,11 +1,44 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../src/domain/errors.ts';
 import { OPERATIONS } from '../src/http/openapi/operations.ts';
 import { launchBrowser, type TestBrowser } from './support/browser.ts';
+import { seriousViolations } from './support/dashboard-pages.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const SHOTS = resolve(import.meta.dirname, '../../../test-artifacts/docs');
+
+/**
+ * Text nodes of operation paths and tag descriptions whose lines break between two letters
+ * (a word cut in two); a break after '/', '-' or a space is fine.
+ */
+function cutWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const cut: string[] = [];
+    for (const element of document.querySelectorAll(
+      '.opblock-summary-path, .opblock-tag small, .opblock-summary-description',
+    )) {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        const range = document.createRange();
+        let lastTop: number | undefined;
+        for (let i = 0; i < text.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const top = range.getBoundingClientRect().top;
+          if (lastTop !== undefined && top > lastTop + 2 && /\w/.test(text[i - 1] ?? '') && /\w/.test(text[i] ?? '')) {
+            cut.push(`${text.slice(0, i)}|${text.slice(i)}`);
+          }
+          lastTop = top;
+        }
+      }
+    }
+    return cut;
+  });
+}
 
 /** GET /docs in chromium: the whole reference renders, and nothing is fetched from anywhere else. */
 describe('the API reference at /docs', () => {
@@ -66,10 +99,26 @@ describe('the API reference at /docs', () => {
         path: join(SHOTS, `reference-${width}-${dark ? 'dark' : 'light'}.png`),
         fullPage: false,
       });
+      expect(await seriousViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       const origins = new Set(requests.map((url) => new URL(url).origin));
       expect([...origins]).toEqual([t.url]);
-      expect(requests).toContain(`${t.url}/api/v1/openapi.json`);
+      expect(requests).toContain(`${t.url}/docs/openapi.json`);
+      // This installation's addresses, not the published document's {base_url} and {app_url}.
+      const text = await page.locator('#reference').innerText();
+      expect(text).not.toMatch(/\{(base|app)_url\}/);
+      expect(await page.locator('select#servers').inputValue()).toBe(t.url);
+      const errors = page.getByRole('link', { name: 'the error reference' });
+      expect(await errors.getAttribute('href')).toBe('/docs/errors');
+      // Words are not cut at 375 px: no line of a path or a tag description ends inside a word.
+      expect(await cutWords(page)).toEqual([]);
+      await page.goto(`${t.url}/docs/errors`);
+      await page.getByRole('heading', { name: 'Errors', level: 1 }).waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(ERROR_CODES.length);
+      await page.screenshot({ path: join(SHOTS, `errors-${width}-${dark ? 'dark' : 'light'}.png`), fullPage: false });
+      expect(await seriousViolations(page)).toEqual([]);
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth).toBeLessThanOrEqual(width);
       await context.close();
     },
     60_000,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-origins-'));
@@ -10,6 +10,8 @@ const obolus = (...args: string[]) => runCli(args, env);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('obolus origins', () => {
+  beforeAll(async () => expect((await obolus('migrate')).code).toBe(0), 60_000);
+
   it('sets, lists and clears the allowed origins of an account', async () => {
     const created = JSON.parse(
       (await obolus('accounts', 'create', '--name', 'S', '--email', 's@s.example', '--json')).stdout,

@@ -1,12 +1,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
 import { freePort } from './support/server.ts';
+import { until } from './support/until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'obolus-cli-'));
 const env = { OBOLUS_DATABASE_URL: join(dir, 'cli.db'), OBOLUS_LOG_LEVEL: 'warn' };
@@ -14,6 +16,9 @@ const obolus = (...args: string[]) => runCli(args, env);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('obolus CLI', () => {
+  // Only serve and migrate create a database; every other command needs one.
+  beforeAll(async () => expect((await obolus('migrate')).code).toBe(0), 60_000);
+
   let accountId = '';
 
   it('accounts create --json prints exactly one JSON object and nothing else', async () => {
@@ -214,6 +219,57 @@ describe('obolus serve (npm start)', () => {
     }
   });
 
+  it('a taken metrics port is one line naming the port and how to change it; the service runs on', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (taken.address() as AddressInfo).port;
+    const port = await freePort();
+    const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+      env: {
+        ...process.env,
+        OBOLUS_DATABASE_URL: join(serveDir, 'taken-metrics.db'),
+        PORT: String(port),
+        OBOLUS_METRICS_PORT: String(metricsPort),
+        OBOLUS_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (out += d));
+    try {
+      await until(() => out.includes('Metrics'));
+      const lines = out.split('\n').filter((line) => line.includes('metrics listener not started'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`port ${metricsPort} on 127.0.0.1 is in use; set OBOLUS_METRICS_PORT`);
+      expect(out).not.toMatch(/\bat .+:\d+:\d+|"stack"/);
+      expect(out).toContain('off (OBOLUS_METRICS_PORT)');
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await stop(child);
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it('a taken HTTP port is one line naming the port and how to change it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const res = await runCli(['serve'], {
+        OBOLUS_DATABASE_URL: join(serveDir, 'taken-port.db'),
+        PORT: String(port),
+        OBOLUS_LOG_LEVEL: 'warn',
+      });
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim()).toBe(
+        `error: port ${port} on 127.0.0.1 is in use (another obolus serve?): stop what listens there, or set PORT to a free port`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('serves /metrics on its own loopback listener, not on the public port', async () => {
     const port = await freePort();
     const metricsPort = await freePort();
@@ -231,6 +287,55 @@ describe('obolus serve (npm start)', () => {
       expect(await metrics.text()).toContain('obolus_http_requests_total');
     } finally {
       await stop(child);
+    }
+  });
+});
+
+describe('a command other than serve and migrate never creates a database', () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'obolus-elsewhere-'));
+  afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
+
+  it.each([
+    [['accounts', 'list']],
+    [['accounts', 'create', '--name', 'Shop', '--email', 'o@shop.example']],
+    [['keys', 'rotate-encryption']],
+    [['origins', 'list', 'acct_x']],
+    [['worker']],
+  ])('%j in a directory without one says where it looked and how to point at the right one', async (args) => {
+    const res = await runCli(args, { OBOLUS_DATABASE_URL: '', OBOLUS_LOG_LEVEL: 'warn' }, undefined, elsewhere);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`no Obolus database at ${join(elsewhere, 'data', 'obolus.db')} (SQLite)`);
+    expect(res.stderr).toContain('OBOLUS_DATABASE_URL');
+    expect(res.stdout).toBe('');
+    // No database, no data directory, no master key.
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('--verbose prints the database a command uses, on standard error', async () => {
+    const res = await obolus('accounts', 'list', '--json', '--verbose');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe(`database: ${env.OBOLUS_DATABASE_URL} (SQLite)\n`);
+    expect(Array.isArray(JSON.parse(res.stdout))).toBe(true);
+    const migrate = await obolus('migrate', '--verbose');
+    expect(migrate.stderr).toContain(`database: ${env.OBOLUS_DATABASE_URL} (SQLite)`);
+  });
+
+  it.runIf(PG_URL)('on PostgreSQL, a schema without Obolus tables is refused and left empty', async () => {
+    const schema = await createTestDatabase('postgres');
+    const url = new URL(schema.url);
+    url.searchParams.set('options', `-c search_path=${schema.schema}`);
+    try {
+      const res = await runCli(['accounts', 'list'], { OBOLUS_DATABASE_URL: url.toString(), OBOLUS_LOG_LEVEL: 'warn' });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/no Obolus database at postgres:\/\/.*\(PostgreSQL\)/);
+      const tables = await runCli(['migrate'], { OBOLUS_DATABASE_URL: url.toString(), OBOLUS_LOG_LEVEL: 'warn' });
+      // migrate found nothing applied before: the refused command created no table.
+      expect(tables.stderr).toMatch(/Done: \d+ migration\(s\) applied/);
+      const listed = await runCli(['accounts', 'list', '--json'], { OBOLUS_DATABASE_URL: url.toString() });
+      expect(JSON.parse(listed.stdout)).toEqual([]);
+    } finally {
+      await schema.drop();
     }
   });
 });

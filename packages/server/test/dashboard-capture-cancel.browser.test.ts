@@ -50,7 +50,7 @@ describe.each(ENGINES)('capture and cancel in the dashboard (%s)', (engine) => {
     expect(await page.getByRole('button', { name: 'Capture…' }).count()).toBe(0);
     const summary = page.locator('summary', { hasText: 'payment_intent.succeeded' });
     await summary.click();
-    const json = JSON.parse((await summary.locator('xpath=..').locator('pre.json').textContent()) ?? '');
+    const json = JSON.parse((await summary.locator('xpath=..').locator('pre').textContent()) ?? '');
     expect(json).toMatchObject({
       type: 'payment_intent.succeeded',
       data: { object: { id: intent.id, status: 'succeeded' } },

@@ -1,4 +1,6 @@
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
 import { type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
 import { merchant, PASSWORD } from './support/dashboard.ts';
 import { capture, seriousViolations, signInBrowser } from './support/dashboard-pages.ts';
@@ -6,6 +8,67 @@ import { ENGINES, PAGE_ENGINES } from './support/engines.ts';
 import { freePort, startTestServer, type TestServer } from './support/server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 import { createIntent, fillCard, openHostPage, results } from './support/widget-pages.ts';
+
+/**
+ * What issue 29 saw wrong, measured: the nav on one row; filter labels of one row at one
+ * height; chart labels 9 px or more; the order reference shown at 375 px; at any width, an
+ * input wide enough for its placeholder, Remove buttons apart, attempt rows level with their
+ * Resend buttons.
+ */
+function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const top = (el: Element) => Math.round(el.getBoundingClientRect().top);
+    const navTops = new Set([...document.querySelectorAll('nav[aria-label=Dashboard] li')].map(top));
+    if (navTops.size > 1) problems.push(`nav on ${navTops.size} rows`);
+    const rows = new Map<number, Set<number>>();
+    for (const label of document.querySelectorAll('form[aria-label="Filter payments"] label')) {
+      const control = label.querySelector('input,select');
+      if (!control) continue;
+      const row = top(control);
+      rows.set(row, (rows.get(row) ?? new Set()).add(top(label)));
+    }
+    for (const [row, tops] of rows)
+      if (tops.size > 1) problems.push(`filter labels at ${tops.size} heights (row ${row})`);
+    for (const text of document.querySelectorAll('svg.chart text')) {
+      const height = text.getBoundingClientRect().height;
+      if (height < 9) problems.push(`chart label ${height.toFixed(1)} px`);
+    }
+    const head = [...document.querySelectorAll('th')].find((th) => th.textContent === 'Order reference');
+    if (location.pathname === '/dashboard/payments' && !(head as HTMLElement | undefined)?.offsetParent) {
+      problems.push('no order reference column');
+    }
+    const context = document.createElement('canvas').getContext('2d');
+    for (const input of document.querySelectorAll<HTMLInputElement>('input[placeholder]')) {
+      if (!context || !input.offsetParent) continue;
+      const style = getComputedStyle(input);
+      context.font = `${style.fontSize} ${style.fontFamily}`;
+      const room = input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+      if (context.measureText(input.placeholder).width > room + 1)
+        problems.push(`placeholder cut: ${input.placeholder}`);
+    }
+    const removes = [...document.querySelectorAll('ul.origins li')].map((li) => li.getBoundingClientRect());
+    for (let i = 1; i < removes.length; i++) {
+      if ((removes[i]?.top ?? 0) - (removes[i - 1]?.bottom ?? 0) < 0) problems.push('origin rows overlap');
+    }
+    const buttons = [...document.querySelectorAll('ul.origins button')].map((b) => b.getBoundingClientRect());
+    for (let i = 1; i < buttons.length; i++) {
+      if ((buttons[i]?.top ?? 0) - (buttons[i - 1]?.bottom ?? 0) < 6) problems.push('Remove buttons touch');
+    }
+    for (const row of document.querySelectorAll('tr.attempt')) {
+      const button = row.querySelector('button')?.getBoundingClientRect();
+      const cell = row.querySelector('td')?.getBoundingClientRect();
+      const text = row.querySelector('td');
+      if (!button || !cell || !text) continue;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const line = range.getBoundingClientRect();
+      const middle = (r: DOMRect) => r.top + r.height / 2;
+      if (Math.abs(middle(button) - middle(line)) > 4) problems.push('attempt row not level with its Resend button');
+    }
+    return problems;
+  });
+}
 
 describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
   let t: TestServer;
@@ -44,6 +107,9 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByRole('button', { name: /Add endpoint/ }).click();
     await expect.poll(() => page.locator('code.secret').textContent()).toMatch(/^whsec_/);
+    expect(await page.getByRole('button', { name: 'Copy secret of signing secret' }).count()).toBe(1);
+    // Sandbox data is marked as such on every page.
+    expect(await page.getByRole('note').textContent()).toMatch(/^Sandbox: test data.*No money moves\.$/);
 
     // A shopper pays through the widget on the merchant's page.
     const intent = await createIntent(t, shop, { amount: 2000, externalid: 'order-77' });
@@ -72,6 +138,22 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     expect(await page.getByRole('region', { name: 'Payments' }).getByRole('row').count()).toBe(2);
     await page.getByRole('link', { name: 'Clear' }).click();
 
+    // The search box: an order reference, a card's last 4 digits, a transaction id.
+    const search = async (q: string) => {
+      await page.getByRole('searchbox', { name: 'Search payments' }).fill(q);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.waitForURL((url) => url.pathname !== '/dashboard/search');
+    };
+    await search('CART-31');
+    expect(await page.getByRole('region', { name: 'Payments' }).getByRole('row').count()).toBe(2);
+    expect(await page.getByRole('region', { name: 'Payments' }).textContent()).toContain('$31.00');
+    await search('4242');
+    await expect.poll(() => page.getByRole('region', { name: 'Payments' }).textContent()).toContain('$20.00');
+    expect(await page.getByRole('region', { name: 'Payments' }).textContent()).not.toContain('$31.00');
+    await search(paid.transaction_id);
+    await page.getByRole('heading', { name: 'Payment of $20.00' }).waitFor();
+    await page.getByRole('link', { name: 'Payments' }).click();
+
     const row = page.getByRole('row').filter({ hasText: '$20.00' });
     await expect.poll(() => row.textContent()).toContain('Settled');
     expect(await row.textContent()).toContain('order-77');
@@ -88,6 +170,15 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
         { timeout: 15_000 },
       )
       .toContain('204');
+    // Each event opens onto its JSON, the body webhooks deliver.
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByText('payment_intent.succeeded', { exact: true }).click();
+    const json = JSON.parse((await timeline.locator('details[open] pre').textContent()) ?? '');
+    expect(json).toMatchObject({
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      data: { object: { id: intent.id } },
+    });
 
     // Partial refund, with its confirmation step.
     await page.getByLabel(/Refund amount/).fill('5.00');
@@ -110,13 +201,33 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     expect(await page.getByRole('region', { name: 'Delivery attempts' }).textContent()).toContain(
       'payment_intent.succeeded',
     );
-    await page.getByRole('link', { name: 'Back to Developer' }).click();
+    // An attempt's request (the signed POST and its event) and the receiver's response.
+    await page.getByText('Request and response').first().click();
+    const exchange = (await page.locator('tr.exchange details[open]').textContent()) ?? '';
+    expect(exchange).toContain(`POST ${receiver.url}`);
+    expect(exchange).toMatch(/"object": "event",\s+"type": "(payment_intent|transaction)\.\w+"/);
+    expect(exchange).toMatch(/HTTP 204 · \d+ ms/);
+    // Disable, enable, delete.
+    const endpointId = new URL(page.url()).pathname.split('/').pop() ?? '';
+    const enabled = async () =>
+      (await t.call('GET', `/api/v1/webhook-endpoints/${endpointId}`, { key: shop.secretKey })).json.enabled;
+    await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    await page.getByText('Disabled', { exact: true }).waitFor();
+    expect(await enabled()).toBe(false);
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    await page.getByText('Enabled', { exact: true }).waitFor();
+    expect(await enabled()).toBe(true);
+    await page.getByLabel('Delete for good').check();
+    await page.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByText('Webhook endpoint deleted.').waitFor();
+    expect((await t.call('GET', `/api/v1/webhook-endpoints/${endpointId}`, { key: shop.secretKey })).status).toBe(404);
 
     // Roll the secret key with no grace: the old key is refused at once.
     await page.getByLabel('The current key stops working').selectOption('0');
     await page.getByRole('button', { name: 'Roll secret key' }).click();
     const newKey = (await page.locator('code.secret').textContent()) ?? '';
     expect(newKey).toMatch(/^sk_/);
+    expect(await page.getByRole('button', { name: 'Copy key of new secret key' }).count()).toBe(1);
     expect((await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey })).status).toBe(401);
     expect((await t.call('GET', '/api/v1/payment-intents', { key: newKey })).status).toBe(200);
     // A reload sends the form again: refused, the new key stays the one shown.
@@ -150,17 +261,30 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
         key: shop.secretKey,
         body: { name: '<img src=x onerror="window.pwned=2">', amount: 1250, currency: 'USD', mode: 'sandbox' },
       });
+      // The endpoint first: the payment's events are delivered to it.
+      const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
+        key: shop.secretKey,
+        body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
+      });
+      expect(endpoint.status).toBe(200);
       const intent = await createIntent(t, shop, { amount: 4200, metadata: { order: '<b>42</b>' } });
       const opened = await openHostPage(browser, host, t, { pk: shop.clientKey, clientSecret: intent.client_secret });
       await fillCard(opened.widget, '4242424242424242');
       await opened.widget.getByRole('button', { name: 'Pay $42.00' }).click();
       await results(opened.page, 1);
       const unpaid = await createIntent(t, shop, { amount: 990, reference: 'CART-<i>9</i>' });
-      const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
-        key: shop.secretKey,
-        body: { url: receiver.url, enabled_events: ['*'], mode: 'sandbox' },
-      });
-      expect(endpoint.status).toBe(200);
+      // Its page shows delivery attempts (each with its Resend button) once the payment's events are sent.
+      const attempts = async () =>
+        (await t.call('GET', `/api/v1/webhook-endpoints/${endpoint.json.id}/attempts`, { key: shop.secretKey })).json
+          .data.length;
+      for (const end = Date.now() + 15_000; (await attempts()) === 0 && Date.now() < end; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await attempts()).toBeGreaterThan(0);
+      await setAllowedOrigins(t.server.services.repos.allowedOrigins, shop.id, [
+        'https://shop.example',
+        'https://www.shop.example',
+      ]);
       pages = [
         ['home', '/dashboard'],
         ['payments', '/dashboard/payments'],
@@ -192,6 +316,7 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
           await page.goto(t.url + path);
           if (width === 1280) expect(await seriousViolations(page), `${name} ${theme}`).toEqual([]);
           await capture(page, `${name}-${theme}-${width}`);
+          expect(await layoutProblems(page), `${name} ${theme} ${width}`).toEqual([]);
           expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
         }
       },

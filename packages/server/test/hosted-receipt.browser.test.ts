@@ -51,15 +51,18 @@ describe.each(ENGINES)('the hosted checkout page after a payment (%s)', (engine)
     expect(await intentCount()).toBe(before + 1);
     const paid = (await obolus.call('GET', '/api/v1/payment-intents?limit=1', { key: shop.secretKey })).json.data[0];
     expect(paid.status).toBe('succeeded');
+    // The receipt at once, without a reload; ids labelled as ids.
+    const receiptText = new RegExp(
+      `Amount\\s+\\$25\\.00\\s+Payment ID\\s+${paid.id}\\s+Transaction ID\\s+${paid.last_transaction}`,
+    );
+    expect(await page.locator('.receipt').innerText()).toMatch(receiptText);
 
     for (let i = 0; i < 2; i++) {
       await page.reload();
       await page.getByRole('heading', { name: 'Thank you for your purchase' }).waitFor();
       const receipt = page.locator('.receipt');
       await receipt.waitFor();
-      expect(await receipt.innerText()).toMatch(
-        new RegExp(`Amount\\s+\\$25\\.00\\s+Reference\\s+${paid.id}\\s+Transaction\\s+${paid.last_transaction}`),
-      );
+      expect(await receipt.innerText()).toMatch(receiptText);
       expect(await page.locator('iframe').count()).toBe(0);
     }
     expect(await intentCount()).toBe(before + 1);
@@ -78,6 +81,11 @@ describe.each(ENGINES)('the hosted checkout page after a payment (%s)', (engine)
       await shot.context().addCookies(await context.cookies());
       await shot.goto(`${obolus.url}/${product.id}`);
       await shot.locator('.receipt').waitFor();
+      // Each id on one line of its own, never cut in two.
+      const heights = await shot
+        .locator('.receipt dd')
+        .evaluateAll((dds) => dds.map((dd) => dd.getBoundingClientRect().height));
+      expect(Math.max(...heights), `${width} px`).toBeLessThan((heights[0] ?? 0) * 1.5);
       await shot.screenshot({ path: artifactPath(`hosted-receipt-${dark ? 'dark' : 'light'}-${width}-${engine}.png`) });
     }
 

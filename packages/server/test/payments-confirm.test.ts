@@ -245,7 +245,7 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
     expect(res.json).toMatchObject({ status: 'failed', error: { code: 'card_not_test' } });
   });
 
-  it('the shopper view of an intent has nothing the merchant keeps private', async () => {
+  it('the shopper view of an intent has nothing the merchant keeps private (the order reference is for the shopper)', async () => {
     const intent = await createIntent(t, shop.secretKey, {
       metadata: { secret: 'x' },
       reference: 'ref-1',
@@ -264,6 +264,7 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
       status: 'requires_payment',
       merchant_name: expect.any(String),
       description: 'A nice hat',
+      reference: 'ref-1',
       theme: 'dark',
       server_time: expect.any(Number),
       transaction_id: null,

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExampleMerchant } from '../../../examples/merchant/server.ts';
+import { PASSWORD_MIN_LENGTH } from '../src/domain/dashboard/passwords.ts';
 import { launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
 import { OBOLUS_BIN } from './support/cli.ts';
 import { block, README, sectionBlocks } from './support/readme.ts';
@@ -235,4 +236,50 @@ describe('the README, as written', () => {
     });
     expect(() => verify(Webhook, env, webhook.body.replace('succeeded', 'failed'), webhook.headers)).toThrow();
   }, 90_000);
+
+  it("names the demo account's sign-in email and the password rule where it says how to set a password", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [OBOLUS_BIN, 'accounts', 'list', '--json'], {
+      cwd: dir,
+      env: { ...process.env, OBOLUS_DATABASE_URL: '' },
+    });
+    const [demo] = JSON.parse(stdout) as { email: string }[];
+    const paragraph = README.slice(
+      README.indexOf('accounts set-password <account-id>'),
+      README.indexOf('The service listens on'),
+    );
+    expect(paragraph).toContain(`the demo account's email is \`${demo?.email}\``);
+    expect(paragraph).toContain(`(${PASSWORD_MIN_LENGTH} characters or more)`);
+  });
+
+  // Last: allowing an origin locks the widget to it (step 3's shop runs on another port).
+  it('the hosted-page step: the product curl gives a checkout page; a success_url works once its origin is allowed', async () => {
+    const product = JSON.parse(
+      await sh(local(block(STEPS, 'sh', '/api/v1/products')), { OBOLUS_SECRET_KEY: keys.secret }),
+    );
+    expect(product.url).toMatch(new RegExp(`^${base}/prod_`));
+    expect((await fetch(product.url)).status).toBe(200);
+    const withReturn = () =>
+      fetch(`${base}/api/v1/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'T-shirt',
+          amount: 2500,
+          currency: 'USD',
+          mode: 'sandbox',
+          success_url: /"success_url": "([^"]+)"/.exec(README)?.[1],
+        }),
+      });
+    const refused = await withReturn();
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatchObject({ code: 'parameter_invalid', param: 'success_url' });
+    const accountId = /demo account (acct_\w+)/.exec(serve.output())?.[1] ?? '';
+    const command = /`(npx obolus origins set <account-id> [^`]+)`/.exec(README)?.[1] ?? '';
+    const args = command.replace('<account-id>', accountId).split(' ').slice(2);
+    await promisify(execFile)(process.execPath, [OBOLUS_BIN, ...args], {
+      cwd: dir,
+      env: { ...process.env, OBOLUS_DATABASE_URL: '' },
+    });
+    expect((await withReturn()).status).toBe(200);
+  });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxProcessor } from '../src/connectors/sandbox/sandbox.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -52,7 +53,11 @@ describe('obolus worker and obolus listen', () => {
   const running: Running[] = [];
   let configDir: string;
   beforeAll(async () => {
-    t = await startTestServer('sqlite', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+    // A live connector that refuses every payment, so that live intents (and their events) exist.
+    t = await startTestServer('sqlite', {
+      config: { webhooksAllowLoopback: true, webhooksPollMs: 0 },
+      liveProcessor: new SandboxProcessor(),
+    });
     shop = await t.newAccount();
     configDir = await mkdtemp(join(tmpdir(), 'obolus-config-'));
   });
@@ -65,11 +70,11 @@ describe('obolus worker and obolus listen', () => {
     await rm(configDir, { recursive: true, force: true });
   });
 
-  const createIntent = async (amount: number) =>
+  const createIntent = async (amount: number, mode = 'sandbox') =>
     (
       await t.call('POST', '/api/v1/payment-intents', {
         key: shop.secretKey,
-        body: { amount, currency: 'USD', mode: 'sandbox' },
+        body: { amount, currency: 'USD', mode },
       })
     ).json;
 
@@ -123,7 +128,9 @@ describe('obolus worker and obolus listen', () => {
     expect(() => new Webhook(secret!).verify(webhook!.body, webhook!.headers)).not.toThrow();
     const event = await t.call('GET', `/api/v1/events/${webhook!.json.id}`, { key: shop.secretKey });
     expect(webhook!.body).toBe(event.text);
-    await listen.waitFor(new RegExp(`payment_intent\\.created\\s+${webhook!.json.id}\\s+\\[204\\] \\d+ ms`));
+    await listen.waitFor(
+      new RegExp(`\\[sandbox\\]\\s+payment_intent\\.created\\s+${webhook!.json.id}\\s+\\[204\\] \\d+ ms`),
+    );
     expect(await listen.stop('SIGINT')).toBe(0);
     expect(listen.output()).toMatch(/Stopped: forwarded 1 event\(s\), 0 not answered with 2xx/);
     expect(receiver.received.some((w) => w.json.data.object.id === old.id)).toBe(false);
@@ -142,13 +149,60 @@ describe('obolus worker and obolus listen', () => {
     const first = await print(shop.secretKey);
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
     expect(await print(shop.secretKey)).toBe(first);
-    expect(await print('sk_another_account')).not.toBe(first);
+    // The receiver keeps working when the account's secret key is rolled: the secret is the account's.
+    const rolled = await runCli(['keys', 'roll', shop.id, '--grace', '0', '--json'], {
+      OBOLUS_DATABASE_URL: t.database.url,
+    });
+    expect(rolled.code).toBe(0);
+    const { secret_key: newKey } = JSON.parse(rolled.stdout) as { secret_key: string };
+    expect(await print(newKey)).toBe(first);
+    shop = { ...shop, secretKey: newKey };
+    const other = await t.newAccount();
+    expect(await print(other.secretKey)).not.toBe(first);
     const file = join(dir, 'listen-secrets.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const stored = await readFile(file, 'utf8');
     expect(stored).toContain(first);
     expect(stored).not.toContain(shop.secretKey);
+    expect(stored).not.toContain(shop.id);
     await rm(dir, { recursive: true });
+  });
+
+  it.each([
+    [[], 'sandbox'],
+    [['--live'], 'live'],
+  ])('`obolus listen %j` forwards %s events only, and shows their mode', async (flags, mode) => {
+    receiver = await startReceiver();
+    const listen = startCli(
+      [
+        'listen',
+        ...flags,
+        ...[
+          '--forward-to',
+          receiver.url,
+          '--api-url',
+          t.url,
+          '--events',
+          'payment_intent.created',
+          '--interval',
+          '100',
+        ],
+      ],
+      { OBOLUS_SECRET_KEY: shop.secretKey, OBOLUS_CONFIG_DIR: configDir },
+    );
+    running.push(listen);
+    await listen.waitFor(new RegExp(`Forwarding payment_intent\\.created ${mode} events`));
+    // The other mode's intent first: by the time the wanted one's event is forwarded, the session
+    // has read the other one too.
+    await createIntent(4300, mode === 'live' ? 'sandbox' : 'live');
+    const wanted = await createIntent(4400, mode);
+    await until(() => receiver.received.length === 1);
+    await listen.waitFor(new RegExp(`\\[${mode}\\]\\s+payment_intent\\.created\\s+\\S+\\s+\\[204\\]`));
+    expect(await listen.stop('SIGINT')).toBe(0);
+    // Both intents' events were in the feed the session read; only the wanted mode's went out.
+    expect(receiver.received.map((w) => w.json.data.object.id)).toEqual([wanted.id]);
+    expect(receiver.received[0]!.json.mode).toBe(mode);
+    expect(listen.output()).toMatch(/Stopped: forwarded 1 event\(s\)/);
   });
 
   it.each([

@@ -9,6 +9,7 @@ import {
   startPublicTestServer,
   type TestBrowser,
 } from './support/browser.ts';
+import { seriousViolations } from './support/dashboard-pages.ts';
 import type { TestAccount, TestServer } from './support/server.ts';
 import { createIntent, fillCard, results } from './support/widget-pages.ts';
 
@@ -23,6 +24,47 @@ const THEMES = ['light', 'dark'] as const;
 type Theme = (typeof THEMES)[number];
 
 const HOST_BG = { light: '#ffffff', dark: '#101218' };
+/** The widget's own surface in each theme (widget-html.ts). */
+const SURFACE = { light: 'rgb(255, 255, 255)', dark: 'rgb(23, 26, 35)' };
+
+/**
+ * Every visible text of the frame whose contrast with what is actually behind it is under
+ * 4.5:1 (3:1 for large text): the nearest opaque background up the tree, else the host page's
+ * colour behind the frame. Disabled controls are exempt, as in WCAG.
+ */
+function lowContrastTexts(frame: Frame, hostBackground: string): Promise<string[]> {
+  return frame.evaluate((hostBg) => {
+    const rgb = (text: string) => (text.match(/[\d.]+/g) ?? []).map(Number);
+    const hex = (h: string) => [1, 3, 5].map((i) => Number.parseInt(h.slice(i, i + 2), 16));
+    const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+      const c = [r, g, b].map((v) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * (c[0] ?? 0) + 0.7152 * (c[1] ?? 0) + 0.0722 * (c[2] ?? 0);
+    };
+    const behind = (el: Element | null): number[] => {
+      for (let at = el; at; at = at.parentElement) {
+        const colour = rgb(getComputedStyle(at).backgroundColor);
+        if (colour.length === 3 || (colour[3] ?? 0) > 0.99) return colour.slice(0, 3);
+      }
+      return hex(hostBg);
+    };
+    const low: string[] = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim());
+      if (!own || !(el as HTMLElement).checkVisibility?.() || el.closest(':disabled')) continue;
+      const style = getComputedStyle(el);
+      const [a, b] = [luminance(rgb(style.color)), luminance(behind(el))];
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      const size = Number.parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5))
+        low.push(`${el.tagName.toLowerCase()}#${el.id} "${el.textContent?.trim().slice(0, 30)}" ${ratio.toFixed(2)}:1`);
+    }
+    return low;
+  }, hostBackground);
+}
 
 /** A merchant checkout column up to 640 px wide, in the page's theme, mounting the widget. */
 function merchantPage(obolusUrl: string, mount: Record<string, unknown>, theme: Theme): string {
@@ -67,9 +109,15 @@ describe('the checkout as shoppers see it', () => {
     await obolus?.close();
   });
 
-  async function open(width: number, theme: Theme, mount: Record<string, unknown>, origin = host.origin) {
+  async function open(
+    width: number,
+    theme: Theme,
+    mount: Record<string, unknown>,
+    origin = host.origin,
+    hostTheme: Theme = theme,
+  ) {
     const path = `/look-${++pages}`;
-    host.page(path, merchantPage(obolus.url, { pk: shop.clientKey, mode: 'sandbox', theme, ...mount }, theme));
+    host.page(path, merchantPage(obolus.url, { pk: shop.clientKey, mode: 'sandbox', theme, ...mount }, hostTheme));
     const context = await browser.context({ width, dark: theme === 'dark' });
     const page = await context.newPage();
     await page.goto(`${origin}${path}`);
@@ -81,7 +129,7 @@ describe('the checkout as shoppers see it', () => {
     for (const theme of THEMES) {
       it(`widget at ${width} px, ${theme}: before, validation error, declined, success`, async () => {
         const shot = (state: string) => artifactPath(`look-widget-${state}-${width}-${theme}.png`);
-        const intent = await createIntent(obolus, shop);
+        const intent = await createIntent(obolus, shop, { reference: 'order-1042' });
         const { page, widget, frame } = await open(width, theme, { clientSecret: intent.client_secret });
         await expect.poll(() => widget.locator('#amount').textContent()).toBe('$20.00');
         await widget.getByRole('button', { name: 'Pay $20.00' }).waitFor();
@@ -93,15 +141,23 @@ describe('the checkout as shoppers see it', () => {
         );
         expect(main.left).toBeLessThanOrEqual(4);
         expect(main.width).toBeCloseTo(Math.min(box!.width, 560), 0);
-        // No opaque block: the frame shows the host's background (same colour scheme, transparent body).
-        expect(await (await frame()).evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
-          'rgba(0, 0, 0, 0)',
-        );
+        // The widget paints its own surface, for which its text is coloured (decision 0234).
+        expect(
+          await (await frame()).evaluate(() => getComputedStyle(document.querySelector('main')!).backgroundColor),
+        ).toBe(SURFACE[theme]);
         await page.screenshot({ path: shot('before') });
         if (width === 375) {
           await assertNoOverflow(page);
           await assertNoOverflow(await frame());
         }
+        // The expiry label's format hint stays on one line, and the Amex badge shows its whole name.
+        expect(await widget.locator('label[for="exp"] .nw').evaluate((el) => el.getClientRects().length)).toBe(1);
+        await widget.getByLabel('Card number').fill('3782 822463 10005');
+        const badge = widget.locator('#brand');
+        await expect.poll(() => badge.textContent()).toBe('Amex');
+        expect(await badge.getAttribute('aria-label')).toBe('American Express');
+        expect(await badge.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+        await widget.getByLabel('Card number').fill('');
 
         await widget.getByRole('button', { name: 'Pay $20.00' }).click();
         const number = widget.getByLabel('Card number');
@@ -129,7 +185,10 @@ describe('the checkout as shoppers see it', () => {
         const [, paid] = await results(page, 2);
         await widget.getByRole('heading', { name: 'Payment successful' }).waitFor();
         expect(await widget.locator('#done-amount').textContent()).toBe('$20.00');
-        expect(await widget.locator('#done-reference').textContent()).toBe(`Reference ${paid.transaction_id}`);
+        // "Reference" is the merchant's order reference; the transaction's id is labelled as an id.
+        expect(await widget.locator('#done-ids').innerText()).toMatch(
+          new RegExp(`^Order reference\\s+order-1042\\s+Transaction ID\\s+${paid.transaction_id}$`),
+        );
         const heading = widget.getByRole('heading', { name: 'Payment successful' });
         expect(
           await heading.evaluate((el) => [document.activeElement === el, getComputedStyle(el).outlineStyle]),
@@ -139,6 +198,49 @@ describe('the checkout as shoppers see it', () => {
       });
     }
   }
+
+  // Each widget theme on each host page: the text is readable against what is behind it (issue 29).
+  for (const theme of THEMES) {
+    for (const hostTheme of THEMES) {
+      it(`a ${theme} widget on a ${hostTheme} page: every text meets 4.5:1, before and after a decline`, async () => {
+        for (const width of WIDTHS) {
+          const intent = await createIntent(obolus, shop, { amount: 2100 });
+          const { page, widget, frame } = await open(
+            width,
+            theme,
+            { clientSecret: intent.client_secret },
+            host.origin,
+            hostTheme,
+          );
+          await widget.getByRole('button', { name: 'Pay $21.00' }).waitFor();
+          await expect
+            .poll(async () => await widget.getByRole('button', { name: 'Pay $21.00' }).isEnabled())
+            .toBe(true);
+          expect(await lowContrastTexts(await frame(), HOST_BG[hostTheme])).toEqual([]);
+          await fillCard(widget, '4000000000000002');
+          await widget.getByRole('button', { name: 'Pay $21.00' }).click();
+          await expect.poll(() => widget.locator('#alert').textContent()).toMatch(/declined/);
+          expect(await lowContrastTexts(await frame(), HOST_BG[hostTheme])).toEqual([]);
+          expect(await seriousViolations(await frame())).toEqual([]);
+          await page.screenshot({ path: artifactPath(`look-widget-${theme}-on-${hostTheme}-page-${width}.png`) });
+        }
+      });
+    }
+  }
+
+  it("opened on its own, the widget page is its theme's surface, and its notice is readable", async () => {
+    for (const theme of THEMES) {
+      const context = await browser.context({ width: 375, dark: theme === 'dark' });
+      const page = await context.newPage();
+      await page.goto(`${obolus.url}/embed?pk=${shop.clientKey}&theme=${theme}`);
+      await page.getByText('This payment form opens inside a shop’s checkout page.').waitFor();
+      expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(
+        SURFACE[theme],
+      );
+      expect(await lowContrastTexts(page.mainFrame(), '#ffffff')).toEqual([]);
+      await page.screenshot({ path: artifactPath(`look-widget-standalone-${theme}-375.png`) });
+    }
+  });
 
   it('3-D Secure: the bank frame takes its content height, in both themes', async () => {
     for (const theme of THEMES) {

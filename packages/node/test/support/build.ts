@@ -16,12 +16,10 @@ function upToDate(): boolean {
 }
 
 /**
- * Builds @obolus/node into its dist/ (`npm run build`), as a user's install would have it, for
- * tests that import the package by name, unless dist/ is newer than every source file. Test
- * files run in parallel processes: one builds while the others wait, so nobody imports a
- * half-written dist/.
+ * Runs `work` while no other test process writes packages/node/dist/: test files run in
+ * parallel processes, and one must not import a half-written dist/ another is building.
  */
-export async function buildNodeSdk(): Promise<void> {
+export async function whileHoldingDist<T>(work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(LOCK);
@@ -34,8 +32,19 @@ export async function buildNodeSdk(): Promise<void> {
     }
   }
   try {
-    if (!upToDate()) await run('npm', ['run', 'build', '--silent'], { cwd: PACKAGE });
+    return await work();
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }
+}
+
+/**
+ * Builds @obolus/node into its dist/ (`npm run build`, which `npm install` runs as the
+ * package's prepare script), for tests that import the package by name, unless dist/ is newer
+ * than every source file.
+ */
+export function buildNodeSdk(): Promise<void> {
+  return whileHoldingDist(async () => {
+    if (!upToDate()) await run('npm', ['run', 'build', '--silent'], { cwd: PACKAGE });
+  });
 }

@@ -3,6 +3,7 @@ export interface ListedEvent {
   id: string;
   type: string;
   created: number;
+  mode: 'live' | 'sandbox';
   [field: string]: unknown;
 }
 

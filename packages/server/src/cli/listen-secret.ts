@@ -16,18 +16,23 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * One signing secret per machine and account, like the Stripe CLI: the receiver is
  * configured once, not at every session. The account is named by a digest of the API
- * address and its secret key, so the file never holds the key itself; rolling the key
- * starts a new secret.
+ * address and its account id, so the secret outlives a roll of the secret key and the file
+ * holds neither. A secret kept by an older version under the digest of the address and the
+ * key is taken over.
  */
-export function listenSecret(apiUrl: string, apiKey: string, dir = configDir()): string {
+export function listenSecret(apiUrl: string, accountId: string, apiKey: string, dir = configDir()): string {
   const file = join(dir, 'listen-secrets.json');
-  const account = createHash('sha256')
-    .update(`${apiUrl.replace(/\/+$/, '')}\n${apiKey}`)
-    .digest('hex');
+  const digest = (of: string) =>
+    createHash('sha256')
+      .update(`${apiUrl.replace(/\/+$/, '')}\n${of}`)
+      .digest('hex');
+  const account = digest(accountId);
   const secrets = readSecrets(file);
   const known = secrets[account];
   if (typeof known === 'string' && known.startsWith('whsec_')) return known;
-  secrets[account] = newSigningSecret();
+  const byKey = secrets[digest(apiKey)];
+  secrets[account] = typeof byKey === 'string' && byKey.startsWith('whsec_') ? byKey : newSigningSecret();
+  delete secrets[digest(apiKey)];
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets[account];

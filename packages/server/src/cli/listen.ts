@@ -11,6 +11,7 @@ interface ListenOptions {
   apiUrl: string;
   interval: number;
   printSecret?: boolean;
+  live?: boolean;
 }
 
 function parseEvents(value: string): string[] {
@@ -44,6 +45,7 @@ export function registerListen(program: Command): void {
     .option('--api-key <sk>', 'secret key of the account (default: $OBOLUS_SECRET_KEY)')
     .option('--api-url <url>', 'address of the Obolus API', parseUrl, 'http://localhost:4242')
     .option('--interval <ms>', 'how often to poll for new events', parseInterval, 1000)
+    .option('--live', 'forward live events instead of sandbox ones')
     .option('--print-secret', 'print the signing secret of this machine and account, and exit')
     .action(async (options: ListenOptions, command: Command) => {
       const forwardTo = options.forwardTo;
@@ -51,9 +53,32 @@ export function registerListen(program: Command): void {
         command.error("error: required option '--forward-to <url>' not specified");
       const apiKey = options.apiKey ?? process.env.OBOLUS_SECRET_KEY;
       if (!apiKey) command.error('error: give --api-key sk_… (or set OBOLUS_SECRET_KEY).');
-      if (options.printSecret || !forwardTo) return console.log(listenSecret(options.apiUrl, apiKey));
-      await listen({ ...options, apiKey, forwardTo });
+      // A refused key stops here, before a secret is kept for it.
+      const account = await accountOfKey(options.apiUrl, apiKey);
+      if (options.printSecret || !forwardTo) return console.log(listenSecret(options.apiUrl, account, apiKey));
+      await listen({ ...options, apiKey, forwardTo }, account);
     });
+}
+
+/** The id of the key's account (GET /api/v1/account): it stays when the key is rolled. */
+async function accountOfKey(apiUrl: string, apiKey: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${apiUrl.replace(/\/+$/, '')}/api/v1/account`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    const cause = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+    throw new Error(
+      `cannot reach the Obolus API at ${apiUrl} (${cause}); is \`obolus serve\` running there? (--api-url)`,
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as { id?: string; error?: { message?: string } };
+  if (!response.ok || typeof body.id !== 'string') {
+    throw new ApiRefusal(response.status, body.error?.message ?? `HTTP ${response.status} from ${apiUrl}`);
+  }
+  return body.id;
 }
 
 function eventsFetcher(apiUrl: string, apiKey: string): FetchEvents {
@@ -77,15 +102,19 @@ class ApiRefusal extends Error {
   }
 }
 
-async function listen(options: ListenOptions & { apiKey: string; forwardTo: string }): Promise<void> {
+async function listen(options: ListenOptions & { apiKey: string; forwardTo: string }, account: string): Promise<void> {
   const follower = new EventFollower(eventsFetcher(options.apiUrl, options.apiKey));
-  await follower.start(); // a refused key stops here, before a secret is kept for it
-  const secret = listenSecret(options.apiUrl, options.apiKey);
+  await follower.start();
+  const secret = listenSecret(options.apiUrl, account, options.apiKey);
   const wanted = options.events?.includes('*') ? undefined : options.events;
-  console.log(`Ready! Your webhook signing secret is ${secret} (the same every session on this machine)`);
+  const mode = options.live ? 'live' : 'sandbox';
   console.log(
-    `Forwarding ${wanted ? wanted.join(', ') : 'all'} events from ${options.apiUrl} to ${options.forwardTo}   (Ctrl-C to quit)`,
+    `Ready! Your webhook signing secret is ${secret} (the same every session on this machine, for ${account})`,
   );
+  console.log(
+    `Forwarding ${wanted ? wanted.join(', ') : 'all'} ${mode} events from ${options.apiUrl} to ${options.forwardTo}   (Ctrl-C to quit)`,
+  );
+  if (!options.live) console.log('Live events are not forwarded; --live forwards them instead of sandbox ones.');
   let stopping = false;
   const stop = () => {
     stopping = true;
@@ -94,7 +123,7 @@ async function listen(options: ListenOptions & { apiKey: string; forwardTo: stri
   process.once('SIGTERM', stop);
   const session = { forwarded: 0, failed: 0, apiDown: false };
   while (!stopping) {
-    await pollOnce(follower, options, secret, wanted, session);
+    await pollOnce(follower, options, secret, { types: wanted, mode }, session);
     await new Promise((resolve) => setTimeout(resolve, options.interval));
   }
   console.log(`Stopped: forwarded ${session.forwarded} event(s), ${session.failed} not answered with 2xx.`);
@@ -105,12 +134,13 @@ async function pollOnce(
   follower: EventFollower,
   options: ListenOptions & { forwardTo: string },
   secret: string,
-  wanted: string[] | undefined,
+  wanted: { types: string[] | undefined; mode: 'live' | 'sandbox' },
   session: { forwarded: number; failed: number; apiDown: boolean },
 ): Promise<void> {
   try {
     for (const event of await follower.poll()) {
-      if (wanted && !wanted.includes(event.type)) continue;
+      if (event.mode !== wanted.mode) continue;
+      if (wanted.types && !wanted.types.includes(event.type)) continue;
       session.forwarded++;
       if (!(await forward(options.forwardTo, secret, event))) session.failed++;
     }
@@ -139,11 +169,13 @@ async function forward(url: string, secret: string, event: ListedEvent): Promise
     });
     await response.arrayBuffer();
     const ms = Math.round(performance.now() - started);
-    console.log(`${time}  --> ${event.type.padEnd(30)} ${event.id}  [${response.status}] ${ms} ms`);
+    console.log(`${time}  --> ${modeTag(event)} ${event.type.padEnd(30)} ${event.id}  [${response.status}] ${ms} ms`);
     return response.ok;
   } catch (error) {
     const cause = ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
-    console.log(`${time}  --> ${event.type.padEnd(30)} ${event.id}  [error] ${cause}`);
+    console.log(`${time}  --> ${modeTag(event)} ${event.type.padEnd(30)} ${event.id}  [error] ${cause}`);
     return false;
   }
 }
+
+const modeTag = (event: ListedEvent) => `[${event.mode}]`.padEnd(9);

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { loadConfig } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerBackupCommands } from './backup.ts';
+import { databaseLabel } from './database-check.ts';
 import { registerDevCommands } from './dev.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerListen } from './listen.ts';
@@ -30,7 +32,27 @@ export function buildProgram(): Command {
   registerListen(program);
   registerDevCommands(program);
   registerVerifyConnector(program);
+  addVerbose(program);
   return program;
+}
+
+/** Commands that work without a database of their own (the API, a double, an acquirer's sandbox). */
+const WITHOUT_DATABASE = new Set(['listen', 'dev', 'verify-connector']);
+
+/**
+ * `--verbose` on every command that uses the database: it prints which one (an absolute SQLite
+ * path, or the URL without its password) on standard error, before anything else, so that
+ * `--json` output stays one object.
+ */
+function addVerbose(program: Command): void {
+  const leaves = (command: Command): Command[] =>
+    command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
+  for (const command of program.commands.filter((c) => !WITHOUT_DATABASE.has(c.name())).flatMap(leaves)) {
+    command.option('--verbose', 'print the database this command uses');
+  }
+  program.hook('preAction', (_program, action) => {
+    if (action.opts().verbose) console.error(`database: ${databaseLabel(loadConfig().databaseUrl)}`);
+  });
 }
 
 export async function main(argv: string[]): Promise<void> {

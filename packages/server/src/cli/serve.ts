@@ -43,10 +43,15 @@ export function registerServe(program: Command): void {
       }
       const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';
       const demoWanted = wantsDemoAccount(engine, Boolean(process.env.OBOLUS_DATABASE_URL), options.demo === true);
-      const running =
-        options.workers > 1
-          ? await runPrimary(config, logger, options.workers)
-          : await serveOne(config, logger, demoWanted);
+      const running = await (options.workers > 1
+        ? runPrimary(config, logger, options.workers)
+        : serveOne(config, logger, demoWanted)
+      ).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EADDRINUSE') throw error;
+        throw new Error(
+          `port ${config.port} on ${config.host} is in use (another obolus serve?): stop what listens there, or set PORT to a free port`,
+        );
+      });
       writeAfterLogs(logger, banner(config, running, options.workers));
       // Stop accepting, let requests in flight finish and be answered, then close; past the
       // deadline, exit anyway (an orchestrator would kill the process soon after).

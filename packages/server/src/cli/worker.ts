@@ -4,6 +4,7 @@ import { createLogger } from '../logger.ts';
 import { openServices } from '../services.ts';
 import { connectionLossLog } from '../workers/failure-log.ts';
 import { LEASE_MS, WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
+import { requireExistingDatabase } from './database-check.ts';
 
 /**
  * `obolus worker`: webhook delivery and event retention without the HTTP API. Run any
@@ -16,6 +17,7 @@ export function registerWorker(program: Command): void {
     .description('Deliver webhooks (and prune old events) without serving HTTP; run as many as you like.')
     .action(async () => {
       const config = loadConfig();
+      await requireExistingDatabase(config);
       const logger = createLogger(config.logLevel);
       const services = await openServices(config, {
         onMigration: (name) => logger.info({ migration: name }, 'applied migration'),

@@ -11,6 +11,7 @@ import { registerCreateProduct } from './api/v1/create-product.ts';
 import { registerListPaymentIntents } from './api/v1/list-payment-intents.ts';
 import { registerListProducts } from './api/v1/list-products.ts';
 import { registerRefundRoutes } from './api/v1/refund-routes.ts';
+import { registerRetrieveAccount } from './api/v1/retrieve-account.ts';
 import { registerRetrievePaymentIntent } from './api/v1/retrieve-payment-intent.ts';
 import { registerRetrieveProduct } from './api/v1/retrieve-product.ts';
 import { registerTransactionsApi } from './api/v1/transactions/register.ts';
@@ -126,7 +127,7 @@ export async function buildApp(
   await useOpenApi(app);
   registerHealth(app, services);
   registerLandingPage(app, services);
-  registerReferencePage(app);
+  registerReferencePage(app, { baseUrl: services.config.baseUrl, appUrl: services.config.appUrl });
   await registerEmbedApi(app, services);
   await registerCheckout(app, services);
   await registerTransactionsApi(app, services);
@@ -155,6 +156,7 @@ export async function buildApp(
       registerUpdateProduct(api, services);
       registerWebhookRoutes(api, services);
       registerRefundRoutes(api, services);
+      registerRetrieveAccount(api);
     },
     { prefix: '/api/v1' },
   );

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import axe from 'axe-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestBrowser } from './browser.ts';
 import { PASSWORD } from './dashboard.ts';
@@ -26,7 +26,7 @@ export async function signInBrowser(
 }
 
 /** axe-core run inside the page (evaluated over the DevTools protocol, so the page's CSP stays on). */
-export async function seriousViolations(page: Page): Promise<string[]> {
+export async function seriousViolations(page: Page | Frame): Promise<string[]> {
   await page.evaluate(axe.source);
   const result = await page.evaluate(() =>
     (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }),

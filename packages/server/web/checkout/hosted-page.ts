@@ -56,7 +56,11 @@ function showThanks(): void {
 }
 
 function thankYou(result: ObolusResult): void {
-  showThanks();
+  // The receipt at once, from the widget's result and the price on this page: no reload needed.
+  if (result.payment_intent && result.transaction_id) {
+    const amount = byId('thanks-amount').textContent ?? '';
+    showReceipt(result.payment_intent, { amount_display: amount, transaction_id: result.transaction_id }, false);
+  } else showThanks();
   const target = result.payment_intent ? successTarget(result.payment_intent) : null;
   if (target) {
     byId('thanks-next').textContent = 'Taking you back to the shop…';
@@ -64,12 +68,13 @@ function thankYou(result: ObolusResult): void {
   }
 }
 
-function showReceipt(paymentIntent: string, receipt: Receipt): void {
+/** The receipt: amount, payment and transaction ids; `withBack`: a link back to the shop (a revisit). */
+function showReceipt(paymentIntent: string, receipt: Receipt, withBack = true): void {
   byId('thanks-amount').textContent = receipt.amount_display;
   byId('receipt-amount').textContent = receipt.amount_display;
-  byId('receipt-reference').textContent = paymentIntent;
+  byId('receipt-payment').textContent = paymentIntent;
   byId('receipt-transaction').textContent = receipt.transaction_id;
-  const target = successTarget(paymentIntent);
+  const target = withBack ? successTarget(paymentIntent) : null;
   const back = byId('receipt-back') as HTMLAnchorElement;
   if (target) {
     back.href = target;
@@ -86,6 +91,8 @@ function mount(clientSecret: string): void {
     mode: config.mode,
     theme,
     summary: false, // the page shows the product, its price and the test badge once
+    // This page's card is the widget's surface, in the same theme as the widget.
+    appearance: { variables: { colorBackground: 'transparent' } },
     onResult: (result) => {
       if (result.success) thankYou(result);
     },

@@ -18,6 +18,8 @@ export interface ShopperIntent {
   status: string;
   merchant_name: string;
   description: string | null;
+  /** The merchant's order reference. */
+  reference: string | null;
   theme: 'light' | 'dark' | null;
   /** The server's clock in ms: card ciphertexts are dated by it. */
   server_time: number;

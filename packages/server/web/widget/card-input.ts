@@ -7,6 +7,8 @@
 export interface Brand {
   id: string;
   label: string;
+  /** What the badge shows when the full name would not fit it. */
+  short?: string;
   pattern: RegExp;
   lengths: number[];
   cvc: number;
@@ -16,7 +18,7 @@ export interface Brand {
 
 const GAPS_4 = [4, 8, 12, 16];
 export const BRANDS: Brand[] = [
-  { id: 'amex', label: 'American Express', pattern: /^3[47]/, lengths: [15], cvc: 4, gaps: [4, 10] },
+  { id: 'amex', label: 'American Express', short: 'Amex', pattern: /^3[47]/, lengths: [15], cvc: 4, gaps: [4, 10] },
   { id: 'visa', label: 'Visa', pattern: /^4/, lengths: [13, 16, 19], cvc: 3, gaps: GAPS_4 },
   {
     id: 'mastercard',

@@ -107,7 +107,8 @@ export class CardForm {
   #showBrand(): void {
     const brand = brandOf(this.#digits());
     this.#brand.dataset.brand = brand?.id ?? '';
-    this.#brand.textContent = brand ? brand.label : '';
+    // The badge shows a short name that fits it ("Amex"); its accessible name is the full one.
+    this.#brand.textContent = brand ? (brand.short ?? brand.label) : '';
     this.#brand.setAttribute('aria-label', brand ? brand.label : '');
   }
 

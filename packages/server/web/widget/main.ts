@@ -82,6 +82,8 @@ function boot(): void {
   view.theme(config.theme ?? 'light');
   const connection = connectHost(config, (secret, link) => void start(secret, link));
   if ('refusal' in connection) {
+    // Opened on its own, the page is the widget's surface: its background is the theme's.
+    if (connection.refusal === 'standalone') document.documentElement.dataset.standalone = '';
     view.notice(REFUSALS[connection.refusal]);
     return;
   }

@@ -61,14 +61,19 @@ export class WidgetView {
     this.show('done');
   }
 
-  /** Success: what was paid, to whom, and the reference the shopper can quote. */
-  paid(intent: ShopperIntent, reference: string | undefined): void {
+  /**
+   * Success: what was paid, to whom, the merchant's order reference and the transaction id the
+   * shopper can quote, all from what the widget already holds (no reload).
+   */
+  paid(intent: ShopperIntent, transactionId: string | undefined): void {
     const amount = byId('done-amount');
     amount.textContent = formatAmount(intent.amount, intent.currency);
     amount.hidden = false;
-    const ref = byId('done-reference');
-    ref.textContent = reference ? `Reference ${reference}` : '';
-    ref.hidden = !reference;
+    byId('done-order').textContent = intent.reference ?? '';
+    byId('done-order-row').hidden = !intent.reference;
+    byId('done-transaction').textContent = transactionId ?? '';
+    byId('done-transaction-row').hidden = !transactionId;
+    byId('done-ids').hidden = !intent.reference && !transactionId;
     this.done(`${intent.merchant_name} has received your payment.`);
   }
 

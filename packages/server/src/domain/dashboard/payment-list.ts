@@ -74,6 +74,8 @@ export interface PaymentFilter {
   createdTo?: number;
   reference?: string;
   externalid?: string;
+  /** Intents with an attempt on a card ending in these 4 digits. */
+  last4?: string;
 }
 
 export interface PaymentListStore {

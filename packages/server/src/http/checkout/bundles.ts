@@ -57,6 +57,9 @@ async function buildBundle(name: BundleName): Promise<Bundle> {
     format: 'esm',
     platform: 'browser',
     target: TARGET,
+    // @obolus/js's TypeScript source, not the dist/ its package builds for other importers: the
+    // loader served is always that of the running code.
+    conditions: ['obolus-source'],
     write: false,
     legalComments: 'none',
     charset: 'utf8',

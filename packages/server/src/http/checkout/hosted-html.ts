@@ -25,6 +25,8 @@ h1{font-size:24px;margin:0 0 8px}
 .tick{font-size:40px;line-height:1;color:var(--good);margin:0}
 .receipt{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;text-align:left;max-width:360px;margin:16px auto}
 .receipt dt{color:var(--muted)} .receipt dd{margin:0;overflow-wrap:anywhere}
+.receipt .id{font-family:ui-monospace,monospace;font-size:14px}
+@media (max-width:480px){.receipt{grid-template-columns:1fr;gap:0}.receipt dd{margin:0 0 8px}}
 .again{font:inherit;min-height:44px;padding:8px 16px;border-radius:8px;border:1px solid var(--line);background:var(--panel);color:var(--fg);cursor:pointer}
 :focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 [tabindex="-1"]:focus{outline:none}
@@ -59,8 +61,8 @@ export function hostedHtml(product: Product, account: Account, config: HostedPag
 <p>${escapeHtml(account.name)} has received your payment of <span id="thanks-amount">${price}</span>.</p>
 <p id="thanks-next"></p>
 <div id="receipt" hidden><p>This order is paid: nothing more will be charged.</p>
-<dl class="receipt"><dt>Amount</dt><dd id="receipt-amount"></dd><dt>Reference</dt><dd id="receipt-reference"></dd>
-<dt>Transaction</dt><dd id="receipt-transaction"></dd></dl>
+<dl class="receipt"><dt>Amount</dt><dd id="receipt-amount"></dd><dt>Payment ID</dt><dd class="id" id="receipt-payment"></dd>
+<dt>Transaction ID</dt><dd class="id" id="receipt-transaction"></dd></dl>
 <p><a id="receipt-back" hidden>Back to the shop</a></p>
 <p><button type="button" class="again" id="again">Buy again</button></p></div></div>
 </section></main></body></html>`;

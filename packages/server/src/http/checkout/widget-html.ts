@@ -8,11 +8,12 @@ import { styleHash } from './page-security.ts';
  */
 
 export const WIDGET_CSS = `
-:root{--bg:transparent;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-[data-theme=dark]{--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f}
+:root{--bg:#fff;--fg:#1b1f2a;--muted:#5b6475;--line:#8a93a6;--field:#fff;--accent:#3346c9;--on-accent:#fff;--bad:#b3261e;--good:#1e7b34;--radius:8px;--font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+[data-theme=dark]{--bg:#171a23;--fg:#eceef4;--muted:#a9b0c0;--line:#6e778b;--field:#1f2230;--accent:#9aa8ff;--on-accent:#0b0d14;--bad:#ff8a80;--good:#7ddc8f}
 *{box-sizing:border-box}
 html,body{margin:0;background:transparent;color:var(--fg);font:15px/1.4 var(--font)}
-main{padding:4px;max-width:560px;margin:0;min-width:0;background:var(--bg);border-radius:var(--radius)}
+html[data-standalone]{background:var(--bg)}
+main{padding:12px;max-width:560px;margin:0;min-width:0;background:var(--bg);border-radius:var(--radius)}
 [data-summary=off] .summary{display:none}
 h2{font-size:17px;margin:0 0 8px}
 .summary{margin:0 0 14px}
@@ -51,7 +52,8 @@ button:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 .done{text-align:center;padding:16px 0}
 .tick{font-size:34px;line-height:1;color:var(--good);margin:0 0 8px}
 .paid{font-size:22px;font-weight:700;margin:4px 0}
-.reference{color:var(--muted);font-size:13px;margin:8px 0 0;overflow-wrap:anywhere}
+.ids{font-size:13px;margin:8px 0 0}.ids>div{margin:4px 0}.ids dt{color:var(--muted)}.ids dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}.ids [hidden]{display:none}
+.nw{white-space:nowrap}
 [hidden]{display:none!important}
 `;
 
@@ -92,7 +94,7 @@ export function widgetHtml(
 <span class="brand" id="brand" data-brand="" role="img" aria-label=""></span></div>
 <p class="error" id="number-error" aria-live="polite"></p></div>
 <div class="row">
-<div class="field"><label for="exp">Expiry date (MM / YY)</label>
+<div class="field"><label for="exp">Expiry date <span class="nw">(MM / YY)</span></label>
 <input id="exp" type="text" autocomplete="cc-exp" inputmode="numeric" placeholder="MM / YY" maxlength="7" aria-describedby="exp-error" aria-invalid="false" disabled>
 <p class="error" id="exp-error" aria-live="polite"></p></div>
 <div class="field"><label for="cvc">Security code</label>
@@ -110,7 +112,9 @@ export function widgetHtml(
 <div id="challenge-slot"></div></section>
 <section class="done" id="done" role="status" hidden>
 <p class="tick" aria-hidden="true">✓</p><h2 id="done-title" tabindex="-1">Payment successful</h2>
-<p class="paid" id="done-amount" hidden></p><p id="done-detail"></p><p class="reference" id="done-reference" hidden></p></section>
+<p class="paid" id="done-amount" hidden></p><p id="done-detail"></p>
+<dl class="ids" id="done-ids" hidden><div id="done-order-row"><dt>Order reference</dt><dd id="done-order"></dd></div>
+<div id="done-transaction-row"><dt>Transaction ID</dt><dd id="done-transaction"></dd></div></dl></section>
 <section id="notice" role="alert" hidden><p class="alert" id="notice-text"></p></section>
 <noscript><p class="alert">This payment form needs JavaScript.</p></noscript>
 </main></body></html>`;

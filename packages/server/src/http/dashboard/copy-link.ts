@@ -4,8 +4,9 @@ export const COPY_SCRIPT_PATH = '/dashboard/assets/copy-link.js';
 
 /**
  * The dashboard's one script, served from its own origin (CSP `script-src 'self'`), never
- * inline. It only adds to a page that works without it: next to each read-only field marked
- * `data-copy` it puts a "Copy link" button that writes the field's text to the clipboard and
+ * inline. It only adds to a page that works without it: next to each read-only field (or
+ * code element) marked `data-copy` it puts a "Copy link" button (its text from
+ * `data-copy-label`: "Copy key", "Copy secret") that writes the field's text to the clipboard and
  * says "Copied" in the page's live region (#copy-status, shown as a toast). Without script, the field stays
  * there to select and copy by hand.
  */
@@ -13,22 +14,32 @@ export const COPY_SCRIPT = `'use strict';
 (function () {
   var status = document.getElementById('copy-status');
   var timer;
-  var fields = document.querySelectorAll('input[data-copy]');
+  var fields = document.querySelectorAll('input[data-copy], code[data-copy]');
   Array.prototype.forEach.call(fields, function (field) {
     if (!navigator.clipboard) return;
+    var label = field.dataset.copyLabel || 'Copy link';
     var button = document.createElement('button');
     button.type = 'button';
     button.className = 'secondary copy';
-    button.textContent = 'Copy link';
-    button.setAttribute('aria-label', 'Copy link' + (field.dataset.copy ? ' of ' + field.dataset.copy : ''));
+    button.textContent = label;
+    button.setAttribute('aria-label', label + (field.dataset.copy ? ' of ' + field.dataset.copy : ''));
     button.addEventListener('click', function () {
-      navigator.clipboard.writeText(field.value).then(
+      var text = field.tagName === 'INPUT' ? field.value : field.textContent;
+      navigator.clipboard.writeText(text).then(
         function () { say('Copied'); },
-        function () { field.select(); say('Could not copy: the link is selected, press Ctrl+C or Cmd+C'); }
+        function () { select(field); say('Could not copy: the text is selected, press Ctrl+C or Cmd+C'); }
       );
     });
     field.insertAdjacentElement('afterend', button);
   });
+  function select(field) {
+    if (field.select) return field.select();
+    var range = document.createRange();
+    range.selectNodeContents(field);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
   function say(text) {
     if (status) {
       status.textContent = '';

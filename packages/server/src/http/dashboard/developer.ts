@@ -24,17 +24,17 @@ function originsSection(signed: Signed): Markup {
   const origins = signed.account.allowedOrigins;
   const rows = origins.map(
     (origin) =>
-      html`<li><code>${origin}</code> ${postForm(signed, '/dashboard/developer/origins/remove', html`<input type="hidden" name="origin" value="${origin}"><button class="secondary" type="submit" aria-label="Remove ${origin}">Remove</button>`)}</li>`,
+      html`<li><code>${origin}</code>${postForm(signed, '/dashboard/developer/origins/remove', html`<input type="hidden" name="origin" value="${origin}"><button class="secondary" type="submit" aria-label="Remove ${origin}">Remove</button>`)}</li>`,
   );
   return html`<section class="panel" aria-labelledby="origins"><h2 id="origins">Allowed origins of the widget</h2>
 <p class="muted">Pages that may embed your checkout widget. With none, any page may.</p>
-${rows.length ? html`<ul>${rows}</ul>` : html`<p>None: any page may embed the widget.</p>`}
-${createForm(signed, '/dashboard/developer/origins', html`<label>Origin<input name="origin" required placeholder="https://shop.example" maxlength="300"></label><button type="submit">Add origin</button>`, 'fields')}</section>`;
+${rows.length ? html`<ul class="origins">${rows}</ul>` : html`<p>None: any page may embed the widget.</p>`}
+${createForm(signed, '/dashboard/developer/origins', html`<label class="wide">Origin<input name="origin" required placeholder="https://shop.example" maxlength="300"></label><button type="submit">Add origin</button>`, 'fields')}</section>`;
 }
 
 /** Client key, masked secret keys, key roll, allowed origins, webhook endpoints. */
 export function registerDeveloperPages(scope: FastifyInstance, services: Services): void {
-  const render = async (signed: Signed, shownOnce: Markup = html``) => {
+  const render = async (signed: Signed, shownOnce: Markup = html``, done?: string) => {
     const keys = await liveSecretKeys(services.repos.accounts, services.clock, signed.account);
     const keyRows = keys.map(
       (k) =>
@@ -42,7 +42,7 @@ export function registerDeveloperPages(scope: FastifyInstance, services: Service
     );
     const current = keys.find((k) => k.expiresAt === null);
     const grace = GRACE_CHOICES.map((g) => html`<option value="${g.hours}">${g.label}</option>`);
-    const body = html`${shownOnce}<p>The API reference is at <a href="/docs">/docs</a>.</p>
+    const body = html`${shownOnce}${done === 'endpoint-deleted' ? html`<p class="notice" role="status">Webhook endpoint deleted.</p>` : ''}<p>The API reference is at <a href="/docs">/docs</a>.</p>
 <section class="panel" aria-labelledby="keys"><h2 id="keys">API keys</h2>
 <p>Client key (publishable, for the widget): <code>${signed.account.clientKey}</code></p>
 <p>Secret keys (for your server; shown in full only once):</p><ul>${keyRows}</ul>
@@ -51,7 +51,7 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     return page(signed, { title: 'Developer', section: '/dashboard/developer', body });
   };
 
-  getPage(scope, '/developer', async (signed) => render(signed));
+  getPage(scope, '/developer', async (signed, request) => render(signed, html``, request.query.done));
 
   postAction(scope, '/developer/roll', async (signed, request) => {
     requireActive(signed);
@@ -70,7 +70,7 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     const until = hours === 0 ? 'has stopped working' : `works until ${when(rolled.previousKeysExpireAt)}`;
     return render(
       signed,
-      html`<div class="notice" role="status"><p><strong>Your new secret key</strong>, shown this once: copy it now.</p><code class="secret">${rolled.secretKey}</code><p>The previous key ${until}.</p></div>`,
+      html`<div class="notice" role="status"><p><strong>Your new secret key</strong>, shown this once: copy it now.</p><span class="copy-field"><code class="secret" data-copy="new secret key" data-copy-label="Copy key">${rolled.secretKey}</code></span><p>The previous key ${until}.</p></div>`,
     );
   });
 

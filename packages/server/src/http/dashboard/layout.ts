@@ -3,6 +3,7 @@ import type { Session } from '../../domain/dashboard/sessions.ts';
 import type { Signed, Theme } from './context.ts';
 import { COPY_SCRIPT_PATH } from './copy-link.ts';
 import { html, Markup } from './markup.ts';
+import { searchBox } from './search.ts';
 import { DASHBOARD_CSS } from './style.ts';
 
 export const SECTIONS = [
@@ -55,12 +56,18 @@ function header(signed: Signed, current: string): Markup {
   const links = SECTIONS.map(
     (s) => html`<li><a href="${s.path}"${current === s.path ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
   );
-  return html`<header><span class="brand">Obolus · ${signed.account.name}<span class="badge">${session.mode}</span></span>
-<nav aria-label="Dashboard"><ul>${links}</ul></nav>
-${postForm(signed, '/dashboard/mode', html`<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${current}"><button class="secondary" type="submit">Show ${other} data</button>`)}
+  return html`<header><span class="brand"><span class="name">Obolus · ${signed.account.name}</span><span class="badge">${session.mode}</span></span>
+<nav aria-label="Dashboard"><ul>${links}</ul></nav>${searchBox()}
+<div class="controls">${postForm(signed, '/dashboard/mode', html`<input type="hidden" name="mode" value="${other}"><input type="hidden" name="back" value="${current}"><button class="secondary" type="submit">Show ${other} data</button>`)}
 ${themeToggle(signed.theme, current, session)}
-${postForm(signed, '/dashboard/sign-out', html`<button class="secondary" type="submit">Sign out</button>`)}
+${postForm(signed, '/dashboard/sign-out', html`<button class="secondary" type="submit">Sign out</button>`)}</div>
 </header>`;
+}
+
+/** Sandbox data is never mistaken for real money: a banner on every sandbox page. */
+function sandboxBanner(signed: Signed): Markup {
+  if (signed.session.mode !== 'sandbox') return html``;
+  return html`<div class="banner sandbox" role="note"><strong>Sandbox</strong>: test data, paid with test cards. No money moves.</div>`;
 }
 
 function inactiveBanner(signed: Signed): Markup {
@@ -73,7 +80,7 @@ export function page(signed: Signed, options: { title: string; section: string; 
   return document(
     signed.theme,
     options.title,
-    html`${header(signed, options.section)}${inactiveBanner(signed)}<main><h1>${options.title}</h1>${options.body}</main>`,
+    html`${header(signed, options.section)}${sandboxBanner(signed)}${inactiveBanner(signed)}<main><h1>${options.title}</h1>${options.body}</main>`,
   ).text;
 }
 

@@ -3,7 +3,7 @@ import { PAYMENT_STATUSES, type PaymentFilter, type PaymentStatus } from '../../
 import { invalidParam } from '../../domain/errors.ts';
 import type { Mode } from '../../domain/intents.ts';
 
-export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'reference'] as const;
+export const FILTER_FIELDS = ['status', 'from', 'to', 'min', 'max', 'externalid', 'reference', 'last4'] as const;
 export type FilterQuery = Partial<Record<(typeof FILTER_FIELDS)[number], string>>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -37,5 +37,9 @@ export function paymentFilter(query: FilterQuery, mode: Mode): PaymentFilter {
   if (query.max) filter.amountMax = minorUnitsOf(query.max, 'max');
   if (query.externalid) filter.externalid = query.externalid.slice(0, 255);
   if (query.reference) filter.reference = query.reference.slice(0, 255);
+  if (query.last4) {
+    if (!/^\d{4}$/.test(query.last4)) throw invalidParam('last4', 'last4 must be the last 4 digits of a card.');
+    filter.last4 = query.last4;
+  }
   return filter;
 }

@@ -3,7 +3,6 @@ import { simulateChargeback } from '../../domain/chargebacks.ts';
 import { type PaymentDetail, paymentDetail, paymentOf } from '../../domain/dashboard/payment-detail.ts';
 import { PAYMENT_STATUS_TEXT } from '../../domain/dashboard/payment-list.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { eventView } from '../../domain/events.ts';
 import { refundTransaction } from '../../domain/refunds.ts';
 import {
   DISPUTABLE_STATUSES,
@@ -15,6 +14,7 @@ import {
 import { refundDeps } from '../../services.ts';
 import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
+import { eventWithJson } from './event-json.ts';
 import { money, when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
@@ -79,7 +79,7 @@ function history(d: PaymentDetail): Markup {
     html`<th>When</th><th>Event (open for its JSON)</th><th class="hide-narrow">Id</th>`,
     d.events.map(
       (e) =>
-        html`<tr><td>${when(e.createdAt)}</td><td><details><summary>${e.type}</summary><pre class="json">${JSON.stringify(eventView(e), null, 2)}</pre></details></td><td class="mono hide-narrow">${e.id}</td></tr>`,
+        html`<tr><td>${when(e.createdAt)}</td><td>${eventWithJson(e)}</td><td class="mono hide-narrow">${e.id}</td></tr>`,
     ),
   )}
 <h2>Webhook deliveries</h2>${table(

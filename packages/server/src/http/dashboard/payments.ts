@@ -35,7 +35,8 @@ function filterForm(query: FilterQuery): Markup {
 <label>Status<select name="status"><option value="">Any</option>${options}</select></label>
 ${input('from', 'From', 'date')}${input('to', 'To', 'date')}
 ${input('min', 'Min amount', 'text', html` inputmode="decimal" size="8"`)}${input('max', 'Max amount', 'text', html` inputmode="decimal" size="8"`)}
-${input('externalid', 'External id')}${input('reference', 'Reference')}
+${input('externalid', 'External id')}${input('reference', 'Order reference')}
+${input('last4', 'Card last 4', 'text', html` inputmode="numeric" size="4" maxlength="4" pattern="[0-9]{4}"`)}
 <button type="submit">Filter</button> <a href="/dashboard/payments">Clear</a></form>`;
 }
 
@@ -53,7 +54,7 @@ function row(item: PaymentRow): Markup {
   return html`<tr><td><a href="/dashboard/payments/${intent.id}">${when(intent.createdAt)}</a></td>
 <td class="num">${money(intent.amount, intent.currency)}</td><td class="${paymentStatusClass(item.status)}">${PAYMENT_STATUS_TEXT[item.status]}${declined}</td>
 <td class="hide-narrow mono">${last ? maskedCard(last.card) : '—'}</td><td class="hide-narrow">${attemptsText(item)}</td>
-<td class="hide-narrow">${intent.reference ?? ''}</td><td class="hide-narrow">${intent.externalid ?? ''}</td></tr>`;
+<td>${intent.reference ?? ''}</td><td class="hide-narrow">${intent.externalid ?? ''}</td></tr>`;
 }
 
 /**
@@ -76,7 +77,7 @@ export function registerPayments(scope: FastifyInstance, services: Services): vo
     const table =
       list.data.length === 0
         ? html`<p class="muted">No ${signed.session.mode} payments match.</p>`
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments"><table><thead><tr><th>Created</th><th class="num">Amount</th><th>Status</th><th class="hide-narrow">Card</th><th class="hide-narrow">Attempts</th><th class="hide-narrow">Reference</th><th class="hide-narrow">External id</th></tr></thead>
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments"><table><thead><tr><th>Created</th><th class="num">Amount</th><th>Status</th><th class="hide-narrow">Card</th><th class="hide-narrow">Attempts</th><th>Order reference</th><th class="hide-narrow">External id</th></tr></thead>
 <tbody>${list.data.map(row)}</tbody></table></div>`;
     const pager = html`<nav class="pager" aria-label="Pages">${after ? html`<a href="/dashboard/payments?${params.toString()}">First page</a>` : ''}${next ? html`<a href="${next}">Next page</a>` : ''}</nav>`;
     return page(signed, {

@@ -15,6 +15,7 @@ import { registerPaymentChanges } from './payment-changes.ts';
 import { registerPaymentPage } from './payment-page.ts';
 import { registerPayments } from './payments.ts';
 import { registerProducts } from './products.ts';
+import { registerSearch } from './search.ts';
 import { registerSignIn } from './sign-in.ts';
 import { DASHBOARD_STYLE_HASH } from './style.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -84,6 +85,7 @@ export async function registerDashboard(app: FastifyInstance, services: Services
       registerProducts(scope, services);
       registerDeveloperPages(scope, services);
       registerWebhookPages(scope, services);
+      registerSearch(scope, services);
     },
     { prefix: '/dashboard' },
   );

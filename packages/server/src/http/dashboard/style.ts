@@ -12,7 +12,25 @@ export const DASHBOARD_CSS = `
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--accent)}
 header{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:10px 16px;background:var(--panel);border-bottom:1px solid var(--line)}
-header .brand{font-weight:700;margin-right:auto}
+header .brand{font-weight:700;margin-right:auto;display:flex;align-items:center;min-width:0}
+header .brand .name{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0}
+header .controls{display:flex;gap:8px;flex-wrap:wrap}
+form.search{display:flex;gap:6px}
+form.search input{width:16em}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.banner.sandbox{background:#fff1c2;color:#4a3600;border-bottom:2px solid #b38600;text-align:center}
+:root[data-theme=dark] .banner.sandbox{background:#3a2f0c;color:#ffe3a1}
+@media (prefers-color-scheme:dark){:root:not([data-theme=light]) .banner.sandbox{background:#3a2f0c;color:#ffe3a1}}
+ul.origins{list-style:none;padding:0;margin:0 0 12px}
+ul.origins li{display:flex;flex-wrap:wrap;align-items:center;gap:10px;padding:6px 0;border-bottom:1px solid var(--line)}
+tr.attempt td{vertical-align:middle;border-bottom:0}
+tr.exchange td{padding-top:0}
+details.json summary,tr.exchange summary{cursor:pointer}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:24em;overflow:auto}
+h3{font-size:1rem;margin:.8em 0 .3em}
+label.check{flex-direction:row;align-items:center;gap:6px}
+label.wide input{width:22em}
+.chart text{font-size:11px}
 nav ul{display:flex;flex-wrap:wrap;gap:4px 14px;list-style:none;margin:0;padding:0}
 nav a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--fg)}
 main{max-width:1100px;margin:0 auto;padding:16px}
@@ -64,7 +82,19 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .toast:empty{padding:0}
 .copy-field{display:flex;flex-wrap:wrap;gap:6px;align-items:flex-end}
 .copy-field input{flex:1 1 14em;min-width:0}
-@media (max-width:600px){main{padding:10px}th,td{padding:6px}.hide-narrow{display:none}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:6px}}
+@media (max-width:600px){main{padding:10px}th,td{padding:6px}.hide-narrow{display:none}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:6px}
+header{display:grid;grid-template-columns:minmax(0,1fr);gap:8px;padding:8px 10px}
+header .brand{margin:0}
+nav ul{flex-wrap:nowrap;gap:14px}
+form.search input{flex:1;width:auto;min-width:0}
+header .controls{gap:6px}
+header .controls button{font-size:.8rem;padding:3px 7px}
+.fields{display:grid;grid-template-columns:1fr 1fr;align-items:end}
+.fields label{min-width:0}
+.fields input,.fields select{width:100%}
+label.wide,label.check{grid-column:1/-1}label.wide input{width:100%}
+tr.attempt td:first-child{white-space:nowrap}
+.chart text{font-size:22px}}
 `;
 
 export const DASHBOARD_STYLE_HASH = styleHash(DASHBOARD_CSS);

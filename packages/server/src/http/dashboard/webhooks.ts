@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { webhookPolicy } from '../../config.ts';
+import type { Attempt } from '../../domain/webhooks/deliveries.ts';
 import { listEndpointAttempts, resendEvent } from '../../domain/webhooks/delivery-queries.ts';
-import { rollEndpointSecret } from '../../domain/webhooks/endpoint-changes.ts';
+import {
+  deleteWebhookEndpoint,
+  rollEndpointSecret,
+  updateWebhookEndpoint,
+} from '../../domain/webhooks/endpoint-changes.ts';
 import {
   createWebhookEndpoint,
   listWebhookEndpoints,
@@ -10,7 +15,8 @@ import {
 } from '../../domain/webhooks/endpoints.ts';
 import { sha256Hex } from '../../ids.ts';
 import type { Services } from '../services.ts';
-import { field, Refusal, type Signed } from './context.ts';
+import { field, Refusal, type Signed, seeOther } from './context.ts';
+import { eventJson } from './event-json.ts';
 import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
@@ -25,7 +31,7 @@ type Id = { id: string };
 const secretStamp = (endpoint: WebhookEndpoint) => `${endpoint.updatedAt}-${sha256Hex(endpoint.secret).slice(0, 16)}`;
 
 const secretOnce = (endpoint: WebhookEndpoint) =>
-  html`<div class="notice" role="status"><p><strong>Signing secret</strong> of this endpoint, shown this once: copy it now.</p><code class="secret">${endpoint.secret}</code></div>`;
+  html`<div class="notice" role="status"><p><strong>Signing secret</strong> of this endpoint, shown this once: copy it now.</p><span class="copy-field"><code class="secret" data-copy="signing secret" data-copy-label="Copy secret">${endpoint.secret}</code></span></div>`;
 
 /** The Developer page's list of webhook endpoints and the form that adds one. */
 export async function endpointsSection(services: Services, signed: Signed): Promise<Markup> {
@@ -42,21 +48,49 @@ export async function endpointsSection(services: Services, signed: Signed): Prom
   );
   return html`<section class="panel" aria-labelledby="webhooks"><h2 id="webhooks">Webhook endpoints</h2>
 ${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th>URL</th><th>Mode</th><th>State</th><th>Events</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No endpoints yet.</p>`}
-${createForm(signed, '/dashboard/developer/webhooks', html`<label>Endpoint URL<input name="url" type="url" required maxlength="2048" placeholder="https://shop.example/webhooks"></label><label>Description<input name="description" maxlength="100"></label><button type="submit">Add endpoint (${signed.session.mode}, every event)</button>`, 'fields')}</section>`;
+${createForm(signed, '/dashboard/developer/webhooks', html`<label class="wide">Endpoint URL<input name="url" type="url" required maxlength="2048" size="34" placeholder="https://shop.example/webhooks"></label><label>Description<input name="description" maxlength="100"></label><button type="submit">Add endpoint (${signed.session.mode}, every event)</button>`, 'fields')}</section>`;
+}
+
+/** One attempt's request (the signed POST: its event's JSON) and the receiver's response, shown on demand. */
+function exchange(a: Attempt, body: string | undefined): Markup {
+  const answer = a.statusCode === null ? `no answer: ${a.error ?? 'unknown error'}` : `HTTP ${a.statusCode}`;
+  return html`<details><summary>Request and response</summary>
+<h3>Request</h3><pre tabindex="0">POST ${a.url}
+content-type: application/json
+webhook-id: ${a.eventId}
+
+${body ?? '(the event is no longer kept)'}</pre>
+<h3>Response</h3><pre tabindex="0">${answer} · ${a.latencyMs} ms${a.responseBody ? `\n\n${a.responseBody}` : ''}</pre></details>`;
 }
 
 async function endpointPage(services: Services, signed: Signed, id: string, before: Markup = html``) {
   const stores = { endpoints: services.repos.webhookEndpoints, log: services.repos.webhookAttempts };
   const endpoint = await retrieveWebhookEndpoint(stores.endpoints, signed.account, id);
   const attempts = await listEndpointAttempts(stores, signed.account, id, { limit: 50 });
+  const events = new Map(
+    (
+      await Promise.all(
+        [...new Set(attempts.data.map((a) => a.eventId))].map((eventId) =>
+          services.repos.eventFeed.find(signed.account.id, eventId),
+        ),
+      )
+    ).flatMap((e) => (e ? [[e.id, eventJson(e)] as const] : [])),
+  );
   const rows = attempts.data.map(
     (a) =>
-      html`<tr><td>${when(a.attemptedAt)}</td><td>${a.eventType}</td><td class="${a.succeeded ? 'status-ok' : 'status-bad'}">${a.statusCode ?? a.error ?? 'no answer'}</td><td class="num">${a.latencyMs ?? ''}</td>
-<td>${createForm(signed, `/dashboard/developer/webhooks/${id}/resend`, html`<input type="hidden" name="event_id" value="${a.eventId}"><button class="secondary" type="submit" aria-label="Resend ${a.eventType} ${a.eventId}">Resend</button>`)}</td></tr>`,
+      html`<tr class="attempt"><td>${when(a.attemptedAt)}</td><td>${a.eventType}</td><td class="${a.succeeded ? 'status-ok' : 'status-bad'}">${a.statusCode ?? a.error ?? 'no answer'}</td><td class="num hide-narrow">${a.latencyMs ?? ''}</td>
+<td>${createForm(signed, `/dashboard/developer/webhooks/${id}/resend`, html`<input type="hidden" name="event_id" value="${a.eventId}"><button class="secondary" type="submit" aria-label="Resend ${a.eventType} ${a.eventId}">Resend</button>`)}</td></tr>
+<tr class="exchange"><td colspan="5">${exchange(a, events.get(a.eventId))}</td></tr>`,
   );
+  const state = endpoint.enabled
+    ? html`<strong class="status-ok">Enabled</strong>`
+    : html`<strong class="status-bad">Disabled</strong> <span class="muted">(${endpoint.disabledReason === 'requested' ? 'by you' : (endpoint.disabledReason ?? '')})</span>`;
   const body = html`${before}<p class="mono">${endpoint.url}</p>
+<section class="panel actions" aria-label="Endpoint"><p>${state} · ${endpoint.mode} · events: ${endpoint.enabledEvents.join(', ')}</p>
+${postForm(signed, `/dashboard/developer/webhooks/${id}/enabled`, html`<input type="hidden" name="enabled" value="${endpoint.enabled ? 'false' : 'true'}"><button class="secondary" type="submit">${endpoint.enabled ? 'Disable endpoint' : 'Enable endpoint'}</button>`)}
+${postForm(signed, `/dashboard/developer/webhooks/${id}/delete`, html`<label class="check"><input type="checkbox" name="confirm" value="yes" required> Delete for good</label><button class="danger" type="submit">Delete endpoint</button>`, 'fields')}</section>
 ${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type="hidden" name="secret_of" value="${secretStamp(endpoint)}"><label>The current secret stops signing<select name="grace"><option value="0">Now</option><option value="24">In 24 hours</option></select></label><button class="danger" type="submit">Roll signing secret</button>`, 'panel fields')}
-<h2>Delivery attempts</h2>${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Delivery attempts"><table><thead><tr><th>When</th><th>Event</th><th>Answer</th><th class="num">ms</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No attempts yet.</p>`}
+<h2>Delivery attempts</h2>${rows.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Delivery attempts"><table><thead><tr><th>When</th><th>Event</th><th>Answer</th><th class="num hide-narrow">ms</th><th>Action</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No attempts yet.</p>`}
 <p><a href="/dashboard/developer">Back to Developer</a></p>`;
   return page(signed, { title: 'Webhook endpoint', section: '/dashboard/developer', body });
 }
@@ -102,6 +136,28 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
       field(request, 'event_id'),
     );
     return { result: `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}` };
+  });
+
+  postAction<Id>(scope, '/developer/webhooks/:id/enabled', async (signed, request, reply) => {
+    await updateWebhookEndpoint(
+      services.repos.webhookEndpoints,
+      services.clock,
+      policy,
+      signed.account,
+      request.params.id,
+      {
+        enabled: field(request, 'enabled') === 'true',
+      },
+    );
+    return seeOther(reply, `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}`);
+  });
+
+  postAction<Id>(scope, '/developer/webhooks/:id/delete', async (signed, request, reply) => {
+    if (field(request, 'confirm') !== 'yes') {
+      throw new Refusal(400, 'Tick "Delete for good" to delete the endpoint.');
+    }
+    await deleteWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
+    return seeOther(reply, '/dashboard/developer?done=endpoint-deleted');
   });
 
   postAction<Id>(scope, '/developer/webhooks/:id/roll', async (signed, request) => {

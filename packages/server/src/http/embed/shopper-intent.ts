@@ -13,7 +13,7 @@ const ShopperIntentIn = Type.Object(
   { additionalProperties: false },
 );
 
-/** Only what a shopper may see: no metadata, reference or externalid. */
+/** Only what a shopper may see: no metadata or externalid; the order reference, which the shopper may quote (issue 29). */
 const ShopperIntentOut = Type.Object({
   id: Type.String(),
   amount: Type.Integer(),
@@ -22,6 +22,8 @@ const ShopperIntentOut = Type.Object({
   status: Type.String(),
   merchant_name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
+  /** The merchant's order reference, shown on the success view. */
+  reference: Type.Union([Type.String(), Type.Null()]),
   theme: Type.Union([Type.String(), Type.Null()]),
   /** Our clock (ms): the widget dates its card ciphertext by it, not by the shopper's clock. */
   server_time: Type.Integer(),
@@ -51,6 +53,7 @@ export function registerShopperIntent(app: FastifyInstance, services: Services):
         status: expired ? 'expired' : intent.status,
         merchant_name: account.name,
         description: intent.description,
+        reference: intent.reference,
         theme: intent.theme,
         server_time: services.clock.now(),
         transaction_id: intent.lastTransactionId,

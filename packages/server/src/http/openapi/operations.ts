@@ -19,6 +19,7 @@ export const TAGS = {
   Products: 'Catalog products, each with a hosted checkout page.',
   'Webhook endpoints': 'Where Obolus sends signed events (Standard Webhooks), and the log of every attempt.',
   Events: 'Everything that happened on the account, kept 30 days: the same bodies webhooks deliver.',
+  Account: 'The account a secret key belongs to.',
 } as const;
 export type Tag = keyof typeof TAGS;
 
@@ -151,4 +152,9 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   },
   'GET /api/v1/events': { operationId: 'listEvents', summary: 'List events, newest first', tag: 'Events' },
   'GET /api/v1/events/{id}': { operationId: 'retrieveEvent', summary: 'Retrieve an event', tag: 'Events' },
+  'GET /api/v1/account': {
+    operationId: 'retrieveAccount',
+    summary: 'Retrieve the account of this key',
+    tag: 'Account',
+  },
 };

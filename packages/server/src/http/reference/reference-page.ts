@@ -7,7 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { contentSecurityPolicy, sendPage } from '../checkout/page-security.ts';
 import { OPENAPI_PATH } from '../openapi/document.ts';
+import { errorsPageHtml } from './errors-page.ts';
 import { REFERENCE_CSS, REFERENCE_HTML, REFERENCE_SCRIPT } from './reference-html.ts';
+import { documentForPage, type ServedAddresses } from './served-document.ts';
 
 /**
  * GET /docs: the API reference, Swagger UI (from the swagger-ui-dist package) over
@@ -63,8 +65,19 @@ export const REFERENCE_CSP = contentSecurityPolicy({ styleHashes: ["'self'"], fr
   "frame-src 'none'",
 );
 
-export function registerReferencePage(app: FastifyInstance): void {
-  app.get('/docs', async (_request, reply) => sendPage(reply, 200, REFERENCE_CSP, REFERENCE_HTML(OPENAPI_PATH)));
+/** Where the page's Swagger UI reads the document: this installation's addresses filled in. */
+const PAGE_DOCUMENT_PATH = '/docs/openapi.json';
+
+export function registerReferencePage(app: FastifyInstance, addresses: ServedAddresses): void {
+  app.get('/docs', async (_request, reply) =>
+    sendPage(reply, 200, REFERENCE_CSP, REFERENCE_HTML(PAGE_DOCUMENT_PATH, OPENAPI_PATH)),
+  );
+  let pageDocument: string | undefined;
+  app.get(PAGE_DOCUMENT_PATH, async (_request, reply) => {
+    pageDocument ??= JSON.stringify(documentForPage(app.swagger() as Record<string, unknown>, addresses));
+    return reply.header('Cache-Control', 'no-cache').type('application/json; charset=utf-8').send(pageDocument);
+  });
+  app.get('/docs/errors', async (_request, reply) => sendPage(reply, 200, REFERENCE_CSP, errorsPageHtml()));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
     const file = assetsOnce().get(request.params.file);
     if (!file) throw new ApiError('route_not_found', `Unrecognized request: GET ${request.url}`);

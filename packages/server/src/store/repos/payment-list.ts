@@ -63,6 +63,19 @@ export class PaymentListRepository implements PaymentListStore {
     if (filter.createdTo !== undefined) query = query.where('payment_intents.created_at', '<=', filter.createdTo);
     if (filter.reference !== undefined) query = query.where('payment_intents.reference', '=', filter.reference);
     if (filter.externalid !== undefined) query = query.where('payment_intents.externalid', '=', filter.externalid);
+    if (filter.last4 !== undefined) {
+      const last4 = filter.last4;
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('transactions')
+            .select(sql.lit(1).as('one'))
+            .whereRef('transactions.payment_intent_id', '=', 'payment_intents.id')
+            .whereRef('transactions.account_id', '=', 'payment_intents.account_id')
+            .where('transactions.card_last4', '=', last4),
+        ),
+      );
+    }
     if (after) {
       query = query.where(
         sql<SqlBool>`(payment_intents.created_at < ${after.createdAt} or (payment_intents.created_at = ${after.createdAt} and payment_intents.id < ${after.id}))`,
