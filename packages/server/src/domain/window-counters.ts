@@ -7,4 +7,11 @@ export interface WindowCounters {
   increment(scope: string, subject: string, windowMs: number, now: number): Promise<number>;
   /** The subject's count in the window holding `now`. */
   count(scope: string, subject: string, windowMs: number, now: number): Promise<number>;
+  /**
+   * Takes one slot of the subject's window holding `now` when fewer than `limit` are taken, in
+   * one atomic statement (no check-then-act): answers the window's start when taken, null when full.
+   */
+  reserve(scope: string, subject: string, windowMs: number, now: number, limit: number): Promise<number | null>;
+  /** Gives back one slot taken by `reserve` in the window starting at `windowStart`. */
+  release(scope: string, subject: string, windowStart: number): Promise<void>;
 }

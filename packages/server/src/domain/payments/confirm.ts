@@ -77,9 +77,37 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   }
   const now = deps.clock.now();
   assertPayable(intent, now);
-  if (await deps.limiter.isBlocked(input.clientIp)) {
+  // The card-testing slot is taken before anything reaches the processor (decision 0200),
+  // and given back when no attempt began.
+  if (!(await deps.limiter.reserve(input.clientIp, now))) {
     throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
   }
+  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now).catch(
+    async (error: unknown) => {
+      await deps.limiter.release(input.clientIp, now);
+      throw error;
+    },
+  );
+  crashPoint('after_attempt_recorded');
+  const challengeToken = newChallengeToken();
+  const outcome = await processor
+    .authorize({
+      attemptId: pending.id,
+      intentId: intent.id,
+      returnUrl: deps.challengeReturnUrl(challengeToken),
+      amount: intent.amount,
+      currency: intent.currency,
+      mode: intent.mode,
+      card,
+      descriptor: intent.descriptor,
+    })
+    .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
+  crashPoint('after_processor_answered');
+  return recordOutcome(deps, started, pending, outcome, challengeToken);
+}
+
+/** Opens the card and writes the pending attempt; throws, having changed nothing, when it cannot. */
+async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, intent: PaymentIntent, now: number) {
   const processor = deps.processors.forMode(intent.mode);
   if (!processor) {
     throw new ApiError(
@@ -102,22 +130,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
     assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
-  crashPoint('after_attempt_recorded');
-  const challengeToken = newChallengeToken();
-  const outcome = await processor
-    .authorize({
-      attemptId: pending.id,
-      intentId: intent.id,
-      returnUrl: deps.challengeReturnUrl(challengeToken),
-      amount: intent.amount,
-      currency: intent.currency,
-      mode: intent.mode,
-      card,
-      descriptor: intent.descriptor,
-    })
-    .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
-  crashPoint('after_processor_answered');
-  return recordOutcome(deps, started, pending, outcome, challengeToken);
+  return { started, pending, card, processor };
 }
 
 function processorFailure(_error: unknown): string {

@@ -106,7 +106,11 @@ export async function recordOutcome(
         threeDS: outcome.threeDS,
         disputeAt: outcome.disputeAfterMs === undefined ? null : now + outcome.disputeAfterMs,
       };
-      return finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      const recorded = await finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      // The card-testing slot taken at confirm (decision 0200) is given back by the request that
+      // wrote the success only, so racing answers to one challenge give it back once.
+      if (recorded.won && pending.clientIp) await deps.limiter.release(pending.clientIp, pending.createdAt);
+      return recorded;
     }
     case 'declined':
     case 'error': {
@@ -118,11 +122,9 @@ export async function recordOutcome(
         declineMessage: outcome.message,
         threeDS: declined ? outcome.threeDS : base.threeDS,
       };
-      const recorded = await finish(deps, tx, 'failed', 'payment_intent.payment_failed');
-      // Counted by the request that wrote the failure only: racing answers to one challenge,
-      // or sweepers of several processes, would each count it.
-      if (recorded.won && pending.clientIp) await deps.limiter.record(pending.clientIp);
-      return recorded;
+      // Already counted: the slot taken at confirm (decision 0200) stays taken. Counting here
+      // again would count one failure twice, or once per racing challenge answer or sweeper.
+      return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
     }
   }
 }
