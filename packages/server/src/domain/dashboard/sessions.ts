@@ -4,15 +4,16 @@ import { HOUR, MINUTE } from '../../clock.ts';
 import { sha256Hex } from '../../ids.ts';
 import type { Account, AccountStore } from '../accounts.ts';
 import type { Mode } from '../intents.ts';
+import type { WindowCounters } from '../window-counters.ts';
 import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
+import { reserveSignIn } from './sign-in-limits.ts';
 
 export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 12 * HOUR;
 /** last_seen_at is written at most this often: a page view is not a write. */
 const TOUCH_EVERY_MS = MINUTE;
 
-export const SIGN_IN_WINDOW_MS = 15 * MINUTE;
-export const SIGN_IN_MAX_FAILURES = 10;
+export { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from './sign-in-limits.ts';
 
 export interface Session {
   digest: string;
@@ -30,9 +31,6 @@ export interface SessionStore {
   findSession(digest: string): Promise<Session | undefined>;
   updateSession(digest: string, changes: { lastSeenAt?: number; mode?: Mode }): Promise<void>;
   deleteSession(digest: string): Promise<void>;
-  /** Failures since `since` for this email and for this client address; also drops older ones. */
-  countFailures(email: string, clientIp: string, since: number): Promise<{ email: number; clientIp: number }>;
-  recordFailure(email: string, clientIp: string, at: number): Promise<void>;
 }
 
 export type SignInResult =
@@ -43,32 +41,37 @@ export type SignInResult =
 const newToken = () => randomBytes(32).toString('base64url');
 
 /**
- * Email + password to a new session. Ten failures in 15 minutes for the email, or from the
- * client address, answer `rate_limited` before the password is even checked; the count lives
- * in the database, so every process sees it.
+ * Email + password to a new session. The attempt first reserves a failure in its windows
+ * (per email and client network, per network, per email: sign-in-limits.ts), atomically, so
+ * racing guesses cannot all be checked; a full window answers `rate_limited` before the
+ * password is checked; a success gives the reservation back. Counts live in the database,
+ * so every process sees them.
  */
 export async function signIn(
-  store: SessionStore,
+  stores: { sessions: SessionStore; counters: WindowCounters },
   clock: Clock,
   input: { email: string; password: string; clientIp: string },
 ): Promise<SignInResult> {
+  const store = stores.sessions;
   const email = input.email.trim().toLowerCase();
   const now = clock.now();
-  const failures = await store.countFailures(email, input.clientIp, now - SIGN_IN_WINDOW_MS);
-  if (failures.email >= SIGN_IN_MAX_FAILURES || failures.clientIp >= SIGN_IN_MAX_FAILURES) {
-    return { ok: false, reason: 'rate_limited', retryAfterMs: SIGN_IN_WINDOW_MS };
-  }
-  // No password is longer than the maximum: refuse it without paying scrypt for it.
-  const candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
+  const reserved = await reserveSignIn(stores.counters, email, input.clientIp, now);
+  if (!reserved.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: reserved.retryAfterMs };
   let accountId: string | undefined;
-  for (const candidate of candidates) {
-    if (await verifyPassword(input.password, candidate.hash)) accountId ??= candidate.accountId;
+  try {
+    // No password is longer than the maximum: refuse it without paying scrypt for it.
+    const candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
+    for (const candidate of candidates) {
+      if (await verifyPassword(input.password, candidate.hash)) accountId ??= candidate.accountId;
+    }
+    if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
+  } catch (error) {
+    // Not checked (the hashing pool was full, the database failed): not a failure.
+    await reserved.reservation.release();
+    throw error;
   }
-  if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
-  if (!accountId) {
-    await store.recordFailure(email, input.clientIp, now);
-    return { ok: false, reason: 'invalid' };
-  }
+  if (!accountId) return { ok: false, reason: 'invalid' };
+  await reserved.reservation.release();
   const token = newToken();
   const session: Session = {
     digest: sha256Hex(token),

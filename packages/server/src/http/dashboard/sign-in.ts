@@ -31,11 +31,15 @@ function cookie(services: Services, name: string, value: string, maxAgeSeconds: 
 export function registerSignIn(scope: FastifyInstance, services: Services): void {
   scope.post('/sign-in', async (request: FastifyRequest, reply: FastifyReply) => {
     const email = field(request, 'email').slice(0, 254);
-    const result = await signIn(services.repos.dashboard, services.clock, {
-      email,
-      password: field(request, 'password'),
-      clientIp: request.ip,
-    });
+    const result = await signIn(
+      { sessions: services.repos.dashboard, counters: services.repos.rateCounters },
+      services.clock,
+      {
+        email,
+        password: field(request, 'password'),
+        clientIp: request.ip,
+      },
+    );
     reply.type('text/html; charset=utf-8');
     if (!result.ok && result.reason === 'rate_limited') {
       const minutes = Math.ceil(result.retryAfterMs / 60_000);

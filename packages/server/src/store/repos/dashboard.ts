@@ -1,7 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { PasswordStore } from '../../domain/dashboard/passwords.ts';
 import type { Session, SessionStore } from '../../domain/dashboard/sessions.ts';
-import { randomBase62 } from '../../ids.ts';
 import type { DashboardSessionsTable, Database } from '../schema.ts';
 
 const toSession = (row: Selectable<DashboardSessionsTable>): Session => ({
@@ -79,26 +78,5 @@ export class DashboardRepository implements PasswordStore, SessionStore {
 
   async deleteSession(digest: string): Promise<void> {
     await this.#db.deleteFrom('dashboard_sessions').where('digest', '=', digest).execute();
-  }
-
-  async countFailures(email: string, clientIp: string, since: number): Promise<{ email: number; clientIp: number }> {
-    await this.#db.deleteFrom('sign_in_failures').where('failed_at', '<', since).execute();
-    const count = async (column: 'email' | 'client_ip', value: string) => {
-      const row = await this.#db
-        .selectFrom('sign_in_failures')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where(column, '=', value)
-        .where('failed_at', '>=', since)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    };
-    return { email: await count('email', email), clientIp: await count('client_ip', clientIp) };
-  }
-
-  async recordFailure(email: string, clientIp: string, at: number): Promise<void> {
-    await this.#db
-      .insertInto('sign_in_failures')
-      .values({ id: randomBase62(24), email, client_ip: clientIp, failed_at: at })
-      .execute();
   }
 }
