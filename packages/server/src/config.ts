@@ -1,6 +1,7 @@
 import { DAY, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
 import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
+import { DEFAULT_PASSWORD_HASH_LIMITS, type PasswordHashLimits } from './crypto/password-hash-pool.ts';
 import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
 import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
@@ -62,6 +63,13 @@ export interface Config {
    * OBOLUS_API_RATE_LIMIT_SYNC_MS: the merchant API's rate limits (decision 0150).
    */
   apiRateLimits: ApiRateLimits;
+  /**
+   * OBOLUS_PASSWORD_HASH_THREADS / OBOLUS_PASSWORD_HASH_QUEUE: scrypt's own threads and how many
+   * hashes may wait for them; more sign-ins at once get a 503 (decision 0202).
+   */
+  passwordHashing: PasswordHashLimits;
+  /** OBOLUS_SIGN_IN_RATE_LIMIT: sign-in requests a minute from one client network (0: off). */
+  signInRateLimit: number;
   /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** How soon work a stopped process left behind is picked up again (`recoveryOf`). */
@@ -119,8 +127,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
     ...parseRequestTimeouts(env),
     apiRateLimits: parseApiRateLimits(env),
+    passwordHashing: {
+      threads: parseCount(env, 'OBOLUS_PASSWORD_HASH_THREADS', DEFAULT_PASSWORD_HASH_LIMITS.threads, 1, 64),
+      queue: parseCount(env, 'OBOLUS_PASSWORD_HASH_QUEUE', DEFAULT_PASSWORD_HASH_LIMITS.queue, 0, 10_000),
+    },
+    signInRateLimit:
+      env.OBOLUS_SIGN_IN_RATE_LIMIT === 'off'
+        ? 0
+        : parseCount(env, 'OBOLUS_SIGN_IN_RATE_LIMIT', DEFAULT_SIGN_IN_RATE_LIMIT, 1, 1_000_000),
     recovery: recoveryOf(env),
   };
+}
+
+/** Sign-in requests a minute per client network by default: a person types far fewer. */
+export const DEFAULT_SIGN_IN_RATE_LIMIT = 20;
+
+function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name] || String(fallback);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new Error(
+      `${name} must be a whole number ${min}..${max}${name === 'OBOLUS_SIGN_IN_RATE_LIMIT' ? ', or off' : ''}; got '${text}'`,
+    );
+  }
+  return value;
 }
 
 function parseApiRateLimits(env: NodeJS.ProcessEnv): ApiRateLimits {

@@ -78,10 +78,8 @@ describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
 
   it(`answers 429 after ${SIGN_IN_MAX_FAILURES_PER_NETWORK} failures from one client network, whatever the emails`, async () => {
     const started = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: SIGN_IN_MAX_FAILURES_PER_NETWORK }, (_, i) =>
-        signInFrom('127.0.2.1', i % 2 === 0 ? t.url : other.url, `nobody${i}@x.example`, 'wrong password!'),
-      ),
+    const answers = await inBatches(SIGN_IN_MAX_FAILURES_PER_NETWORK, (i) =>
+      signInFrom('127.0.2.1', i % 2 === 0 ? t.url : other.url, `nobody${i}@x.example`, 'wrong password!'),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 401));
     const shop = await merchant(t);
@@ -93,10 +91,8 @@ describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
   it(`answers 429 for an email after ${SIGN_IN_MAX_FAILURES_PER_EMAIL} failures an hour from any networks`, async () => {
     const shop = await merchant(t);
     const started = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: SIGN_IN_MAX_FAILURES_PER_EMAIL }, (_, i) =>
-        signInFrom(`127.0.3.${i + 1}`, i % 2 === 0 ? t.url : other.url, shop.email, 'wrong password!'),
-      ),
+    const answers = await inBatches(SIGN_IN_MAX_FAILURES_PER_EMAIL, (i) =>
+      signInFrom(`127.0.3.${i + 1}`, i % 2 === 0 ? t.url : other.url, shop.email, 'wrong password!'),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 401));
     const last = await signInFrom('127.0.3.200', t.url, shop.email, PASSWORD);
@@ -112,16 +108,28 @@ describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
     );
     const statuses = answers.map((a) => a.status);
     const checked = statuses.filter((s) => s === 401 || s === 303).length;
+    // A password-hashing pool full (503) checked nothing and gave its slot back to a later guess.
+    const busy = statuses.filter((s) => s === 503).length;
     if (!oneWindow(started, SIGN_IN_WINDOW_MS)) {
       expect(checked).toBeLessThanOrEqual(2 * SIGN_IN_MAX_FAILURES);
       return;
     }
-    expect(checked).toBe(SIGN_IN_MAX_FAILURES);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(200 - SIGN_IN_MAX_FAILURES);
+    expect(checked).toBeLessThanOrEqual(SIGN_IN_MAX_FAILURES);
+    expect(checked + busy).toBeGreaterThanOrEqual(SIGN_IN_MAX_FAILURES);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(200 - checked - busy);
     // The right password was refused unless it took one of the 10 slots; either way, afterwards, the lock holds.
     expect((await signInFrom('127.0.4.1', t.url, shop.email, PASSWORD)).status).toBe(statuses[199] === 303 ? 303 : 429);
   }, 120_000);
 });
+
+/** `n` sign-ins, 8 at a time: within what each process's password-hashing pool takes at once (decision 0202). */
+async function inBatches<T>(n: number, send: (i: number) => Promise<T>): Promise<T[]> {
+  const answers: T[] = [];
+  for (let from = 0; from < n; from += 8) {
+    answers.push(...(await Promise.all(Array.from({ length: Math.min(8, n - from) }, (_, k) => send(from + k)))));
+  }
+  return answers;
+}
 
 /** Whether the fixed window holding `started` still holds now (real clocks: a second process has no manual one). */
 function oneWindow(started: number, windowMs: number): boolean {

@@ -1,5 +1,6 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
+import { passwordHashPool } from '../../crypto/password-hash-pool.ts';
 import { ApiError } from '../errors.ts';
 
 /** Shorter is refused; longer than the maximum is refused too (scrypt's cost grows with it). */
@@ -10,11 +11,9 @@ export const PASSWORD_MAX_LENGTH = 1024;
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
 
+/** On the password-hashing threads, never libuv's pool (decision 0202); PasswordHashingBusy when full. */
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))),
-  );
+  return passwordHashPool().derive(password.normalize('NFC'), salt, KEY_BYTES, params);
 }
 
 /** `scrypt$N$r$p$salt$hash`, base64: the parameters travel with the hash, so they can be raised later. */
@@ -36,7 +35,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** A hash no password matches: compared against when the email is unknown, so timing says nothing. */
 let decoy: Promise<string> | undefined;
 export const decoyHash = () => {
-  decoy ??= hashPassword(randomBytes(24).toString('base64'));
+  decoy ??= hashPassword(randomBytes(24).toString('base64')).catch((error: unknown) => {
+    decoy = undefined; // refused (the pool was full): the next sign-in makes it
+    throw error;
+  });
   return decoy;
 };
 
