@@ -1,7 +1,9 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataDirectoryWarning } from '../src/store/file-modes.ts';
 import { reportFigure } from './support/battery.ts';
 import { runCli } from './support/cli.ts';
 import { PG_URL } from './support/engines.ts';
@@ -67,6 +69,36 @@ describe('obolus backup and restore (SQLite)', () => {
       'backup under load',
       `${copied} intents in the copy (${before} acknowledged before, ${after} by its end of ${written} written)`,
     );
+  }, 60_000);
+
+  it('creates the database, its -wal and -shm, backups and restores readable by their owner only (0600)', async () => {
+    expect((await create()).status).toBe(200);
+    const modeOf = (file: string) => statSync(file).mode & 0o777;
+    for (const file of [t.database.url, `${t.database.url}-wal`, `${t.database.url}-shm`]) {
+      expect(modeOf(file).toString(8), file).toBe('600');
+    }
+    const file = join(dir(), 'private-backup.db');
+    expect((await runCli(['backup', file], { OBOLUS_DATABASE_URL: t.database.url })).code).toBe(0);
+    expect(modeOf(file).toString(8)).toBe('600');
+    const restoredTo = join(dir(), 'private-restored.db');
+    writeFileSync(restoredTo, '', { mode: 0o644 });
+    chmodSync(restoredTo, 0o644);
+    expect((await runCli(['restore', file], { OBOLUS_DATABASE_URL: restoredTo })).code).toBe(0);
+    expect(modeOf(restoredTo).toString(8)).toBe('600');
+  }, 60_000);
+
+  it('warns when the data directory is readable by its group or everyone', () => {
+    const open = mkdtempSync(join(tmpdir(), 'obolus-modes-'));
+    try {
+      chmodSync(open, 0o700);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toBe(null);
+      chmodSync(open, 0o750);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toContain(`chmod 700 ${open}`);
+      chmodSync(open, 0o705);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toContain('mode 705');
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 
   it('restore refuses a damaged file, a file that is not Obolus, and one from a newer version, changing nothing', async () => {
@@ -91,7 +123,7 @@ describe('obolus backup and restore (SQLite)', () => {
       expect(result.stderr).toContain(reason);
     }
     expect(existsSync(target)).toBe(false);
-  });
+  }, 60_000);
 
   it.runIf(PG_URL)('on PostgreSQL points to pg_dump and pg_restore', async () => {
     const result = await runCli(['backup', '/tmp/never.db'], { OBOLUS_DATABASE_URL: PG_URL as string });

@@ -3,6 +3,7 @@ import Sqlite from 'better-sqlite3';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { isPostgresUrl } from '../store/database.ts';
+import { ownerOnly } from '../store/file-modes.ts';
 import { migrationProvider } from '../store/migrations/index.ts';
 
 const ON_POSTGRES =
@@ -46,7 +47,9 @@ export function registerBackupCommands(program: Command): void {
       const source = new Sqlite(sqlitePath(), { readonly: true, fileMustExist: true });
       try {
         // SQLite's online backup API: a copy of one moment, taken while writers carry on.
+        ownerOnly(file);
         const { totalPages } = await source.backup(file);
+        ownerOnly(file);
         const problem = await backupProblem(file);
         if (problem) throw new Error(`the backup failed its check: ${problem}`);
         console.log(
@@ -66,7 +69,9 @@ export function registerBackupCommands(program: Command): void {
       if (problem) throw new Error(`not restored: ${problem}`);
       const backup = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
+        ownerOnly(target);
         const { totalPages } = await backup.backup(target);
+        ownerOnly(target);
         console.log(`Restored ${totalPages} pages from ${file} to ${target}.`);
       } finally {
         backup.close();

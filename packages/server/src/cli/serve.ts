@@ -6,6 +6,7 @@ import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-a
 import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
 import { isPostgresUrl } from '../store/database.ts';
+import { dataDirectoryWarning } from '../store/file-modes.ts';
 import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
 
 function parseWorkers(text: string): number {
@@ -47,6 +48,10 @@ export function registerServe(program: Command): void {
         options.workers > 1
           ? await runPrimary(config, logger, options.workers)
           : await serveOne(config, logger, demoWanted);
+      if (!isPostgresUrl(config.databaseUrl)) {
+        const warning = dataDirectoryWarning(running.location);
+        if (warning) logger.warn(warning);
+      }
       writeAfterLogs(logger, banner(config, running, options.workers));
       // Stop accepting, let requests in flight finish and be answered, then close; past the
       // deadline, exit anyway (an orchestrator would kill the process soon after).
