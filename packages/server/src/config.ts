@@ -139,6 +139,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * Why `serve` must not start with a live connector: a public address (OBOLUS_BASE_URL,
+ * OBOLUS_APP_URL) in plain http on a host other than loopback. TLS is terminated in front
+ * (docs/operations.md), and the addresses shoppers and merchants are given must say so (the
+ * spec: every request over HTTPS). Null when the addresses are fine.
+ */
+export function insecurePublicAddress(config: Pick<Config, 'baseUrl' | 'appUrl' | 'liveConnector'>): string | null {
+  if (!config.liveConnector) return null;
+  for (const [name, url] of [
+    ['OBOLUS_BASE_URL', config.baseUrl],
+    ['OBOLUS_APP_URL', config.appUrl],
+  ] as const) {
+    const parsed = URL.parse(url);
+    if (parsed?.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+      return `${name} is ${url}: with a live connector the public addresses must be https:// (terminate TLS in front, docs/operations.md).`;
+    }
+  }
+  return null;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** Sign-in requests a minute per client network by default: a person types far fewer. */
 export const DEFAULT_SIGN_IN_RATE_LIMIT = 20;
 

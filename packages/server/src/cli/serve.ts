@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, insecurePublicAddress, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
 import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
@@ -35,6 +35,8 @@ export function registerServe(program: Command): void {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
       if (cluster.isWorker) return runWorker(config, logger);
+      const insecure = insecurePublicAddress(config);
+      if (insecure) command.error(`error: ${insecure}`, { exitCode: 2, code: 'obolus.https' });
       if (options.workers > 1 && !isPostgresUrl(config.databaseUrl)) {
         command.error(
           `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
