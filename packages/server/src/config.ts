@@ -30,8 +30,9 @@ export interface Config {
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
   webhooksAllowLoopback: boolean;
   /**
-   * Sandbox endpoints may reach loopback on a developer machine: the embedded SQLite store and
-   * NODE_ENV other than production, unless OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=false (decision 0090).
+   * Sandbox endpoints may reach loopback on an explicit developer setup: `serve --dev` (what
+   * `npm start` runs) outside NODE_ENV=production, unless OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=false
+   * (decisions 0090, 0203).
    */
   sandboxWebhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
@@ -118,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.OBOLUS_TRUST_PROXY),
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
-    sandboxWebhooksAllowLoopback: sandboxLoopback(env, databaseUrl),
+    sandboxWebhooksAllowLoopback: sandboxLoopback(env),
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     masterKey: env.OBOLUS_MASTER_KEY || undefined,
     metrics: parseMetrics(env),
@@ -261,11 +262,21 @@ export const webhookPolicy = (config: Config) => ({
   allowSandboxLoopback: config.sandboxWebhooksAllowLoopback,
 });
 
-/** A developer machine: the embedded store, not production, loopback not switched off. */
-function sandboxLoopback(env: NodeJS.ProcessEnv, databaseUrl: string): boolean {
-  const flag = env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK;
-  if (flag === 'true' || flag === 'false') return flag === 'true';
-  return env.NODE_ENV !== 'production' && !/^postgres(ql)?:/.test(databaseUrl);
+/**
+ * Sandbox endpoints reach loopback only on an explicit developer setup (decision 0203):
+ * `obolus serve --dev` (what `npm start` runs; `developerLoopback`), or
+ * OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=true; `false` rules it out even with --dev.
+ */
+function sandboxLoopback(env: NodeJS.ProcessEnv): boolean {
+  return env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true';
+}
+
+/** `serve --dev`: the configuration of a developer machine, or why it cannot be one. */
+export function developerLoopback(config: Config, env: NodeJS.ProcessEnv = process.env): Config | string {
+  if (env.NODE_ENV === 'production') {
+    return '--dev is a developer setup and NODE_ENV is production: drop one of them (npx obolus serve in production).';
+  }
+  return { ...config, sandboxWebhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK !== 'false' };
 }
 
 function parsePollMs(text: string): number {
