@@ -3,6 +3,7 @@ import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors
 import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
 import { DEFAULT_PASSWORD_HASH_LIMITS, type PasswordHashLimits } from './crypto/password-hash-pool.ts';
 import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
+import { AUDIT_RETENTION_MIN_DAYS, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.ts';
 import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
@@ -69,6 +70,8 @@ export interface Config {
    * hashes may wait for them; more sign-ins at once get a 503 (decision 0202).
    */
   passwordHashing: PasswordHashLimits;
+  /** OBOLUS_AUDIT_RETENTION_DAYS: how long audit events are kept (at least 365; default 400). */
+  auditRetentionDays: number;
   /** OBOLUS_SIGN_IN_RATE_LIMIT: sign-in requests a minute from one client network (0: off). */
   signInRateLimit: number;
   /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
@@ -132,6 +135,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       threads: parseCount(env, 'OBOLUS_PASSWORD_HASH_THREADS', DEFAULT_PASSWORD_HASH_LIMITS.threads, 1, 64),
       queue: parseCount(env, 'OBOLUS_PASSWORD_HASH_QUEUE', DEFAULT_PASSWORD_HASH_LIMITS.queue, 0, 10_000),
     },
+    auditRetentionDays: parseCount(
+      env,
+      'OBOLUS_AUDIT_RETENTION_DAYS',
+      DEFAULT_AUDIT_RETENTION_DAYS,
+      AUDIT_RETENTION_MIN_DAYS,
+      36_500,
+    ),
     signInRateLimit:
       env.OBOLUS_SIGN_IN_RATE_LIMIT === 'off'
         ? 0

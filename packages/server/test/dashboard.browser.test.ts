@@ -170,6 +170,7 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
         ['products', '/dashboard/products'],
         ['developer', '/dashboard/developer'],
         ['webhook-endpoint', `/dashboard/developer/webhooks/${endpoint.json.id}`],
+        ['security-history', '/dashboard/developer/security'],
       ];
     }, 60_000);
 

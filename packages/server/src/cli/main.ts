@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerAuditCommands } from './audit.ts';
 import { registerBackupCommands } from './backup.ts';
 import { registerDevCommands } from './dev.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerAccountCommands(program);
+  registerAuditCommands(program);
   registerKeyCommands(program);
   registerOriginCommands(program);
   registerWorker(program);

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { passwordHashPool } from '../../crypto/password-hash-pool.ts';
+import { type AuditEvent, auditEvent, CLI_ACTOR } from '../audit.ts';
 import { ApiError } from '../errors.ts';
 
 /** Shorter is refused; longer than the maximum is refused too (scrypt's cost grows with it). */
@@ -43,8 +44,8 @@ export const decoyHash = () => {
 };
 
 export interface PasswordStore {
-  /** False when there is no such account. */
-  setPassword(accountId: string, hash: string, now: number): Promise<boolean>;
+  /** False when there is no such account. Ends the account's sessions and writes `audit`, in one transaction. */
+  setPassword(accountId: string, hash: string, now: number, audit?: AuditEvent[]): Promise<boolean>;
 }
 
 export function checkPassword(password: string): void {
@@ -64,15 +65,25 @@ export function checkPassword(password: string): void {
   }
 }
 
-/** Sets (or replaces) the dashboard password of an account; its sessions stay as they are. */
+/**
+ * Sets (or replaces) the dashboard password of an account and ends every session it has
+ * (issue 25 item 5: a reset must lock out whoever knew the old one), with the audit events.
+ */
 export async function setDashboardPassword(
   store: PasswordStore,
   clock: Clock,
   accountId: string,
   password: string,
+  actor = CLI_ACTOR,
 ): Promise<void> {
   checkPassword(password);
-  if (!(await store.setPassword(accountId, await hashPassword(password), clock.now()))) {
+  const hash = await hashPassword(password);
+  const now = clock.now();
+  const audit = [
+    auditEvent(now, { accountId, action: 'password.set', actor }),
+    auditEvent(now, { accountId, action: 'sessions.ended', actor }),
+  ];
+  if (!(await store.setPassword(accountId, hash, now, audit))) {
     throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
   }
 }

@@ -24,6 +24,8 @@ interface Limit {
 /** The slots one attempt takes; given back when it succeeds or was never checked. */
 export interface SignInReservation {
   release(): Promise<void>;
+  /** This attempt took the last failure an email may have (from its network, or at all): a failure locks it. */
+  locksEmail: boolean;
 }
 
 export type Reserved =
@@ -66,12 +68,13 @@ export async function reserveSignIn(
   now: number,
 ): Promise<Reserved> {
   const taken: { limit: Limit; windowStart: number }[] = [];
+  let locksEmail = false;
   const release = async () => {
     for (const { limit, windowStart } of taken) await counters.release(limit.scope, limit.subject, windowStart);
   };
   for (const limit of limitsOf(email, clientIp)) {
-    const windowStart = await counters.reserve(limit.scope, limit.subject, limit.windowMs, now, limit.limit);
-    if (windowStart === null) {
+    const slot = await counters.reserve(limit.scope, limit.subject, limit.windowMs, now, limit.limit);
+    if (slot === null) {
       await release();
       return {
         ok: false,
@@ -79,7 +82,8 @@ export async function reserveSignIn(
         perEmail: limit.scope === 'sign_in_email',
       };
     }
-    taken.push({ limit, windowStart });
+    taken.push({ limit, windowStart: slot.windowStart });
+    if (slot.count === limit.limit && limit.scope !== 'sign_in_network') locksEmail = true;
   }
-  return { ok: true, reservation: { release } };
+  return { ok: true, reservation: { release, locksEmail } };
 }

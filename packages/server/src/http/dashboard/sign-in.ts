@@ -26,6 +26,10 @@ ${message ? html`<p class="notice error" role="alert">${message}</p>` : ''}
 
 const GENERIC_REFUSAL = 'That email and password do not match an account.';
 
+/** The session cookie: `value` '' with 0 ends it in the browser. */
+export const sessionCookie = (services: Services, value: string, maxAgeSeconds: number) =>
+  cookie(services, SESSION_COOKIE, value, maxAgeSeconds);
+
 function cookie(services: Services, name: string, value: string, maxAgeSeconds: number): string {
   const secure = services.config.appUrl.startsWith('https:') ? '; Secure' : '';
   return `${name}=${value}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
@@ -49,7 +53,7 @@ export function registerSignIn(scope: FastifyInstance, services: Services): void
         .send(signInPage(request.theme, 'Too many sign-ins from your network. Try again in a minute.', email));
     }
     const result = await signIn(
-      { sessions: services.repos.dashboard, counters: services.repos.rateCounters },
+      { sessions: services.repos.dashboard, counters: services.repos.rateCounters, audit: services.repos.audit },
       services.clock,
       { email, password: field(request, 'password'), clientIp: request.ip },
     ).catch((error: unknown) => {
@@ -75,8 +79,8 @@ export function registerSignIn(scope: FastifyInstance, services: Services): void
     return seeOther(reply, '/dashboard');
   });
 
-  postAction(scope, '/sign-out', async (signed, _request, reply) => {
-    await signOut(services.repos.dashboard, signed.session);
+  postAction(scope, '/sign-out', async (signed, request, reply) => {
+    await signOut(services.repos.dashboard, services.clock, signed.session, request.ip);
     reply.header('Set-Cookie', cookie(services, SESSION_COOKIE, '', 0));
     return seeOther(reply, '/dashboard');
   });

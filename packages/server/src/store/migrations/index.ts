@@ -15,6 +15,7 @@ import * as m0050 from './0050-dashboard-payments-and-form-uses.ts';
 import * as m0080 from './0080-idempotency-keys-on-writes.ts';
 import * as m0090 from './0090-unsent-refunds-index.ts';
 import * as m0100 from './0100-acquirer-follow-ups.ts';
+import * as m0110 from './0110-sessions-and-audit-trail.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0080-idempotency-keys-on-writes': m0080,
   '0090-unsent-refunds-index': m0090,
   '0100-acquirer-follow-ups': m0100,
+  '0110-sessions-and-audit-trail': m0110,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,9 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { AuditEvent } from '../../domain/audit.ts';
 import type { PasswordStore } from '../../domain/dashboard/passwords.ts';
 import type { Session, SessionStore } from '../../domain/dashboard/sessions.ts';
 import type { DashboardSessionsTable, Database } from '../schema.ts';
+import { insertAuditEvent } from './audit.ts';
 
 const toSession = (row: Selectable<DashboardSessionsTable>): Session => ({
   digest: row.digest,
@@ -10,6 +12,17 @@ const toSession = (row: Selectable<DashboardSessionsTable>): Session => ({
   mode: row.mode,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
+  passwordAt: row.password_at ?? row.created_at,
+});
+
+const sessionRow = (session: Session) => ({
+  digest: session.digest,
+  account_id: session.accountId,
+  csrf_token: session.csrfToken,
+  mode: session.mode,
+  created_at: session.createdAt,
+  last_seen_at: session.lastSeenAt,
+  password_at: session.passwordAt,
 });
 
 /** Dashboard passwords, sessions (by digest) and the failed sign-ins the rate limit counts. */
@@ -19,15 +32,65 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     this.#db = db;
   }
 
-  async setPassword(accountId: string, hash: string, now: number): Promise<boolean> {
-    const account = await this.#db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-    if (!account) return false;
-    await this.#db
-      .insertInto('dashboard_passwords')
-      .values({ account_id: accountId, hash, updated_at: now })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ hash, updated_at: now }))
-      .execute();
-    return true;
+  /** The password, every session of the account ended, and the audit events: one transaction. */
+  async setPassword(accountId: string, hash: string, now: number, audit: AuditEvent[] = []): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+      if (!account) return false;
+      await trx
+        .insertInto('dashboard_passwords')
+        .values({ account_id: accountId, hash, updated_at: now })
+        .onConflict((oc) => oc.column('account_id').doUpdateSet({ hash, updated_at: now }))
+        .execute();
+      const ended = await trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).executeTakeFirst();
+      for (const event of audit) {
+        await insertAuditEvent(trx, {
+          ...event,
+          detail: {
+            ...event.detail,
+            ...(event.action === 'sessions.ended' ? { sessions: Number(ended.numDeletedRows) } : {}),
+          },
+        });
+      }
+      return true;
+    });
+  }
+
+  /** Ends every session of the account (all but `keep`), with its audit event in the same transaction. */
+  async endSessions(accountId: string, audit: AuditEvent, keep?: string): Promise<number> {
+    return this.#db.transaction().execute(async (trx) => {
+      let query = trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId);
+      if (keep) query = query.where('digest', '!=', keep);
+      const ended = Number((await query.executeTakeFirst()).numDeletedRows);
+      await insertAuditEvent(trx, { ...audit, detail: { ...audit.detail, sessions: ended } });
+      return ended;
+    });
+  }
+
+  /** The hash of an account's password, for a signed-in merchant confirming it. */
+  async passwordOf(accountId: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('dashboard_passwords')
+      .select('hash')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row?.hash;
+  }
+
+  /** A session and its audit event (a sign-in) in one transaction. */
+  async insertSessionAudited(session: Session, audit: AuditEvent): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.insertInto('dashboard_sessions').values(sessionRow(session)).execute();
+      await insertAuditEvent(trx, audit);
+    });
+  }
+
+  /** A sign-out and its audit event in one transaction. */
+  async deleteSessionAudited(digest: string, audit: AuditEvent): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('dashboard_sessions').where('digest', '=', digest).execute();
+      await insertAuditEvent(trx, audit);
+    });
   }
 
   async passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]> {
@@ -43,17 +106,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
   }
 
   async insertSession(session: Session): Promise<void> {
-    await this.#db
-      .insertInto('dashboard_sessions')
-      .values({
-        digest: session.digest,
-        account_id: session.accountId,
-        csrf_token: session.csrfToken,
-        mode: session.mode,
-        created_at: session.createdAt,
-        last_seen_at: session.lastSeenAt,
-      })
-      .execute();
+    await this.#db.insertInto('dashboard_sessions').values(sessionRow(session)).execute();
   }
 
   async findSession(digest: string): Promise<Session | undefined> {
@@ -65,12 +118,16 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     return row && toSession(row);
   }
 
-  async updateSession(digest: string, changes: { lastSeenAt?: number; mode?: 'live' | 'sandbox' }): Promise<void> {
+  async updateSession(
+    digest: string,
+    changes: { lastSeenAt?: number; mode?: 'live' | 'sandbox'; passwordAt?: number },
+  ): Promise<void> {
     await this.#db
       .updateTable('dashboard_sessions')
       .set({
         ...(changes.lastSeenAt !== undefined ? { last_seen_at: changes.lastSeenAt } : {}),
         ...(changes.mode !== undefined ? { mode: changes.mode } : {}),
+        ...(changes.passwordAt !== undefined ? { password_at: changes.passwordAt } : {}),
       })
       .where('digest', '=', digest)
       .execute();

@@ -28,7 +28,13 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
     return Number(row.count);
   }
 
-  async reserve(scope: string, subject: string, windowMs: number, now: number, limit: number): Promise<number | null> {
+  async reserve(
+    scope: string,
+    subject: string,
+    windowMs: number,
+    now: number,
+    limit: number,
+  ): Promise<{ windowStart: number; count: number } | null> {
     if (limit <= 0) return null;
     const windowStart = now - (now % windowMs);
     // The conflict's update runs only under the limit: a full window returns no row, and two
@@ -44,7 +50,7 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
       )
       .returning('count')
       .executeTakeFirst();
-    return row ? windowStart : null;
+    return row ? { windowStart, count: Number(row.count) } : null;
   }
 
   async release(scope: string, subject: string, windowStart: number): Promise<void> {
