@@ -69,7 +69,7 @@ describe('obolus backup and restore (SQLite)', () => {
       'backup under load',
       `${copied} intents in the copy (${before} acknowledged before, ${after} by its end of ${written} written)`,
     );
-  }, 60_000);
+  });
 
   it('creates the database, its -wal and -shm, backups and restores readable by their owner only (0600)', async () => {
     expect((await create()).status).toBe(200);
@@ -85,7 +85,7 @@ describe('obolus backup and restore (SQLite)', () => {
     chmodSync(restoredTo, 0o644);
     expect((await runCli(['restore', file], { OBOLUS_DATABASE_URL: restoredTo })).code).toBe(0);
     expect(modeOf(restoredTo).toString(8)).toBe('600');
-  }, 60_000);
+  });
 
   it('warns when the data directory is readable by its group or everyone', () => {
     const open = mkdtempSync(join(tmpdir(), 'obolus-modes-'));
@@ -123,7 +123,7 @@ describe('obolus backup and restore (SQLite)', () => {
       expect(result.stderr).toContain(reason);
     }
     expect(existsSync(target)).toBe(false);
-  }, 60_000);
+  });
 
   it.runIf(PG_URL)('on PostgreSQL points to pg_dump and pg_restore', async () => {
     const result = await runCli(['backup', '/tmp/never.db'], { OBOLUS_DATABASE_URL: PG_URL as string });
