@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
-import { setDashboardPassword } from '../src/domain/dashboard/passwords.ts';
+import { hashPassword, needsRehash, setDashboardPassword } from '../src/domain/dashboard/passwords.ts';
 import { PASSWORD_FRESH_MS } from '../src/domain/dashboard/sessions.ts';
 import { SIGN_IN_MAX_FAILURES } from '../src/domain/dashboard/sign-in-limits.ts';
 import { createLogger } from '../src/logger.ts';
@@ -137,6 +137,29 @@ describe.each(ENGINES)('dashboard sessions, re-authentication and the audit trai
     expect(rows).not.toContain('wrong 1');
     expect(rows).not.toMatch(/sk_[0-9A-Za-z]{8}|whsec_[0-9A-Za-z]{8}/);
     expect(rows).not.toContain(s.cookie.split('=')[1]);
+  }, 60_000);
+
+  it('hashes with scrypt N=2^15, r=8, p=3; an older p=1 hash still verifies and is upgraded at sign-in (issue 25 item 9)', async () => {
+    expect(await hashPassword('some long password')).toMatch(/^scrypt\$32768\$8\$3\$/);
+    const shop = await merchant(t);
+    const db = t.server.services.database.db;
+    const stored = () =>
+      db.selectFrom('dashboard_passwords').select('hash').where('account_id', '=', shop.id).executeTakeFirstOrThrow();
+    const old = await hashPassword(PASSWORD, { N: 2 ** 15, r: 8, p: 1 });
+    expect(old).toMatch(/^scrypt\$32768\$8\$1\$/);
+    await db.updateTable('dashboard_passwords').set({ hash: old }).where('account_id', '=', shop.id).execute();
+    expect(needsRehash(old)).toBe(true);
+    const first = await signInHttp(t, shop.email);
+    const upgraded = (await stored()).hash;
+    expect(upgraded).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(needsRehash(upgraded)).toBe(false);
+    // A rehash is not a reset: the session just made stays, and the same password still signs in.
+    expect(await home(first.cookie)).toBe(200);
+    await signInHttp(t, shop.email);
+    expect((await stored()).hash).toBe(upgraded);
+    expect((await postForm(t.url, '/dashboard/sign-in', { email: shop.email, password: 'not it at all' })).status).toBe(
+      401,
+    );
   }, 60_000);
 
   it('another account never sees these events; the maintenance loop prunes them after the retention', async () => {

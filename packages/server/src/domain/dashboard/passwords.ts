@@ -8,8 +8,13 @@ import { ApiError } from '../errors.ts';
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;
 
-// OWASP's scrypt baseline (N=2^17, r=8, p=1) costs 128 MiB a hash; 2^15 keeps it at 32 MiB.
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+/**
+ * OWASP's scrypt minimums trade memory for passes: N=2^17, r=8, p=1 (128 MiB a hash), …,
+ * N=2^15, r=8, p=3 (32 MiB). The last: memory stays small, three passes (issue 25 item 9).
+ * Hashes carry their parameters: older ones still verify and are rehashed at the next sign-in.
+ */
+export const PASSWORD_PARAMS = { N: 2 ** 15, r: 8, p: 3 } as const;
+const PARAMS = PASSWORD_PARAMS;
 const KEY_BYTES = 32;
 
 /** On the password-hashing threads, never libuv's pool (decision 0202); PasswordHashingBusy when full. */
@@ -18,10 +23,19 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 }
 
 /** `scrypt$N$r$p$salt$hash`, base64: the parameters travel with the hash, so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(
+  password: string,
+  params: { N: number; r: number; p: number } = PARAMS,
+): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = await derive(password, salt, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** A stored hash made with other parameters than today's: rehash it when its password is next given. */
+export function needsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
 }
 
 /** Constant-time comparison of the derived key; a malformed stored hash verifies nothing. */
@@ -44,6 +58,8 @@ export const decoyHash = () => {
 };
 
 export interface PasswordStore {
+  /** Replaces `oldHash` by `newHash` only if it is still the stored one (a rehash, not a reset: sessions stay). */
+  upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void>;
   /** False when there is no such account. Ends the account's sessions and writes `audit`, in one transaction. */
   setPassword(accountId: string, hash: string, now: number, audit?: AuditEvent[]): Promise<boolean>;
 }

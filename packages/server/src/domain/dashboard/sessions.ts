@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { HOUR, MINUTE } from '../../clock.ts';
+import { PasswordHashingBusy } from '../../crypto/password-hash-pool.ts';
 import { sha256Hex } from '../../ids.ts';
 import type { Account, AccountStore } from '../accounts.ts';
 import { type AuditEvent, type AuditStore, actorOfSession, auditEvent } from '../audit.ts';
 import type { Mode } from '../intents.ts';
 import type { WindowCounters } from '../window-counters.ts';
-import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
+import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
 import { reserveSignIn } from './sign-in-limits.ts';
 
 export const SESSION_IDLE_MS = 2 * HOUR;
@@ -37,6 +38,7 @@ export interface SessionStore {
   /** Accounts with this email (any case) that have a password, with their hashes. */
   passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]>;
   passwordOf(accountId: string): Promise<string | undefined>;
+  upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void>;
   insertSessionAudited(session: Session, audit: AuditEvent): Promise<void>;
   findSession(digest: string): Promise<Session | undefined>;
   updateSession(digest: string, changes: { lastSeenAt?: number; mode?: Mode; passwordAt?: number }): Promise<void>;
@@ -77,12 +79,16 @@ export async function signIn(
   const reserved = await reserveSignIn(stores.counters, email, input.clientIp, now);
   if (!reserved.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: reserved.retryAfterMs };
   let accountId: string | undefined;
+  let matched: string | undefined;
   let candidates: { accountId: string; hash: string }[] = [];
   try {
     // No password is longer than the maximum: refuse it without paying scrypt for it.
     candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
     for (const candidate of candidates) {
-      if (await verifyPassword(input.password, candidate.hash)) accountId ??= candidate.accountId;
+      if ((await verifyPassword(input.password, candidate.hash)) && !accountId) {
+        accountId = candidate.accountId;
+        matched = candidate.hash;
+      }
     }
     if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
   } catch (error) {
@@ -103,6 +109,7 @@ export async function signIn(
     return { ok: false, reason: 'invalid' };
   }
   await reserved.reservation.release();
+  if (matched && needsRehash(matched)) await rehash(store, accountId, matched, input.password);
   const token = newToken();
   const session: Session = {
     digest: sha256Hex(token),
@@ -163,6 +170,15 @@ export async function confirmPassword(
   await reserved.reservation.release();
   await stores.sessions.updateSession(session.digest, { passwordAt: now });
   return { ok: true };
+}
+
+/** An older hash upgraded to today's parameters; a full hashing pool leaves it for the next sign-in. */
+async function rehash(store: SessionStore, accountId: string, old: string, password: string): Promise<void> {
+  try {
+    await store.upgradePassword(accountId, old, await hashPassword(password));
+  } catch (error) {
+    if (!(error instanceof PasswordHashingBusy)) throw error;
+  }
 }
 
 /** Whether this session gave its password recently enough for a sensitive action. */

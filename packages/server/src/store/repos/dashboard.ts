@@ -67,6 +67,15 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     });
   }
 
+  async upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void> {
+    await this.#db
+      .updateTable('dashboard_passwords')
+      .set({ hash: newHash })
+      .where('account_id', '=', accountId)
+      .where('hash', '=', oldHash)
+      .execute();
+  }
+
   /** The hash of an account's password, for a signed-in merchant confirming it. */
   async passwordOf(accountId: string): Promise<string | undefined> {
     const row = await this.#db
