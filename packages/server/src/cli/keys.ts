@@ -84,15 +84,20 @@ export function registerKeyCommands(program: Command): void {
           webhook_endpoints: rotation.resealed.webhookEndpoints,
         },
         ...(rotation.file ? { key_file: rotation.file } : {}),
+        ...(rotation.retiredFile ? { retired_keys_file: rotation.retiredFile } : {}),
       };
       if (options.json) return printJson(out);
       console.log(
         `Every secret is sealed under master key ${out.master_key_version} (resealed ${out.resealed.card_encryption_keys} card-encryption keys, ${out.resealed.webhook_endpoints} webhook endpoints).`,
       );
       if (rotation.file) console.log(`New key written to ${rotation.file}.`);
-      else if (rotation.retired.length > 0) {
+      if (rotation.retiredFile) {
+        console.log(
+          `Previous keys kept in ${rotation.retiredFile} (owner-only): backups taken before now open with them. Store that file apart from the backups.`,
+        );
+      } else if (rotation.retired.length > 0) {
         console.log(`Remove ${rotation.retired.join(', ')} from OBOLUS_MASTER_KEY on every process.`);
+        console.log('Backups taken before now still need the previous key: keep it, apart from them.');
       }
-      console.log('Backups taken before now still need the previous key: keep it with them.');
     });
 }
