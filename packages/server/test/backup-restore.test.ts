@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDirectoryWarning } from '../src/store/file-modes.ts';
 import { reportFigure } from './support/battery.ts';
 import { runCli } from './support/cli.ts';
+import { merchant, signInHttp } from './support/dashboard.ts';
 import { PG_URL } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
@@ -85,6 +86,35 @@ describe('obolus backup and restore (SQLite)', () => {
     chmodSync(restoredTo, 0o644);
     expect((await runCli(['restore', file], { OBOLUS_DATABASE_URL: restoredTo })).code).toBe(0);
     expect(modeOf(restoredTo).toString(8)).toBe('600');
+  });
+
+  it('restore refuses a database in use, ends restored sessions, and names what was rolled after the backup (issue 25 item 11)', async () => {
+    const env = { OBOLUS_DATABASE_URL: t.database.url };
+    const shopWithPassword = await merchant(t);
+    await signInHttp(t, shopWithPassword.email);
+    const file = join(dir(), 'before-roll.db');
+    expect((await runCli(['backup', file], env)).code).toBe(0);
+    utimesSync(file, new Date(Date.now() - 2000), new Date(Date.now() - 2000));
+    expect((await runCli(['keys', 'roll', shopWithPassword.id], env)).code).toBe(0);
+    // The running server holds its database: restoring over it is refused, nothing written.
+    const inUse = await runCli(['restore', file], env);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toContain(`in use by process ${process.pid}`);
+    // A copy of today's database (with the roll and a session), then the older backup over it.
+    const today = join(dir(), 'today.db');
+    expect((await runCli(['backup', today], env)).code).toBe(0);
+    const restore = await runCli(['restore', file], { OBOLUS_DATABASE_URL: today });
+    expect(restore.stderr).toBe('');
+    expect(restore.code).toBe(0);
+    expect(restore.stdout).toMatch(/Ended [1-9]\d* dashboard sessions? restored with it/);
+    expect(restore.stdout).toContain('roll them again');
+    expect(restore.stdout).toMatch(new RegExp(`secret_key\\.rolled  ${shopWithPassword.id}`));
+    const db = new Sqlite(today, { readonly: true });
+    try {
+      expect((db.prepare('select count(*) as n from dashboard_sessions').get() as { n: number }).n).toBe(0);
+    } finally {
+      db.close();
+    }
   });
 
   it('warns when the data directory is readable by its group or everyone', () => {
