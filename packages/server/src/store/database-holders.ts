@@ -8,16 +8,27 @@ import { join } from 'node:path';
  */
 const holdersDir = (file: string) => `${file}.holders`;
 
+/** This process's pid files, removed when it exits (one listener for all of them). */
+const held = new Map<string, number>();
+let listening = false;
+
 export function holdDatabase(file: string): () => void {
   const dir = holdersDir(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const mine = join(dir, String(process.pid));
   writeFileSync(mine, '', { mode: 0o600 });
-  const release = () => rmSync(mine, { force: true });
-  process.once('exit', release);
+  held.set(mine, (held.get(mine) ?? 0) + 1);
+  if (!listening) {
+    listening = true;
+    process.once('exit', () => {
+      for (const path of held.keys()) rmSync(path, { force: true });
+    });
+  }
   return () => {
-    process.off('exit', release);
-    release();
+    const left = (held.get(mine) ?? 1) - 1;
+    if (left > 0) return void held.set(mine, left);
+    held.delete(mine);
+    rmSync(mine, { force: true });
   };
 }
 
