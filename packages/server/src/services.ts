@@ -134,6 +134,7 @@ export function paymentDeps(services: Services): ChallengeDeps {
     limiter: services.limiter,
     keyring: services.keyring,
     processors: services.processors,
+    products: repos.products,
     challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,
   };
 }

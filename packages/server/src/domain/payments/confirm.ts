@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { crashPoint } from '../../crash-points.ts';
-import { CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
+import { type AccountId, CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
 import { feeFor } from '../../money.ts';
 import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
+import type { ProductStore } from '../products.ts';
 import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { type CardBindingDeps, openBoundCard, refuseReplayed } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
@@ -14,6 +15,8 @@ import type { ProcessorRegistry } from './ports.ts';
 
 export interface ConfirmDeps extends OutcomeDeps, CardBindingDeps {
   processors: ProcessorRegistry;
+  /** The product an intent was made for, checked again at confirm (issue 25 item 8). */
+  products: Pick<ProductStore, 'find'>;
   /** The absolute address an issuer's 3-D Secure page sends the shopper back to, for a challenge token. */
   challengeReturnUrl(challengeToken: string): string;
 }
@@ -61,6 +64,22 @@ export function assertPayable(intent: PaymentIntent, now: number): void {
 }
 
 /**
+ * An intent made for a product (the hosted checkout) is paid only while the product is active
+ * at the same price: a shopper holding an intent made before a price rise or a deactivation
+ * must not pay the old terms (issue 25 item 8). The page makes a new intent on reload.
+ */
+async function assertProductUnchanged(deps: ConfirmDeps, intent: PaymentIntent): Promise<void> {
+  if (!intent.productId) return;
+  const product = await deps.products.find(intent.accountId as AccountId, intent.productId);
+  if (!product?.active || product.amount !== intent.amount || product.currency !== intent.currency) {
+    throw new ApiError(
+      'payment_intent_unexpected_state',
+      'This product changed (its price, or it is no longer sold) since this payment was started. Reload the checkout page.',
+    );
+  }
+}
+
+/**
  * Pays an intent with a card: checks, then a pending attempt written by compare-and-set
  * (so a client_secret pays once however many confirms race) together with the use of the
  * card's ciphertext (so a ciphertext pays once), then the processor call
@@ -77,6 +96,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   }
   const now = deps.clock.now();
   assertPayable(intent, now);
+  await assertProductUnchanged(deps, intent);
   // The card-testing slot is taken before anything reaches the processor (decision 0200),
   // and given back when no attempt began.
   if (!(await deps.limiter.reserve(input.clientIp, now))) {
