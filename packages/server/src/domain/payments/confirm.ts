@@ -100,6 +100,8 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   // The card-testing slot is taken before anything reaches the processor (decision 0200),
   // and given back when no attempt began.
   if (!(await deps.limiter.reserve(input.clientIp, now))) {
+    // Slots held by racing confirms of this very intent: say what the intent is now, if that is why.
+    assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
     throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
   }
   const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now).catch(
