@@ -171,6 +171,7 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
         ['developer', '/dashboard/developer'],
         ['webhook-endpoint', `/dashboard/developer/webhooks/${endpoint.json.id}`],
         ['security-history', '/dashboard/developer/security'],
+        ['confirm-password', '/dashboard/confirm-password?back=/dashboard/developer'],
       ];
     }, 60_000);
 

@@ -107,6 +107,15 @@ ${events.length === 0 ? html`<p>Nothing yet.</p>` : html`<div class="table-wrap"
     return seeOther(reply, '/dashboard');
   });
 
+  // The same form by itself (a link, or a browser that reloads the refusal).
+  getPage(scope, '/confirm-password', async (signed, request) =>
+    page(signed, {
+      title: 'Confirm your password',
+      section: '',
+      body: confirmPasswordForm(signed, backPath(request.query.back ?? '')),
+    }),
+  );
+
   postAction(scope, '/confirm-password', async (signed, request: FastifyRequest, reply) => {
     const back = backPath(field(request, 'back'));
     const checked = await confirmPassword(stores, services.clock, {
