@@ -76,9 +76,10 @@ function leaks(where: string, text: string, s: Secrets): string[] {
 function databaseText(t: TestServer): string {
   if (t.engine === 'sqlite') {
     const dir = dirname(t.database.url);
-    return readdirSync(dir)
-      .filter((name) => name.startsWith('obolus.db'))
-      .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+    // Every file of the database (with -wal and -shm); its `.holders/` directory holds only pids.
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.name.startsWith('obolus.db') && entry.isFile())
+      .map((entry) => readFileSync(join(dir, entry.name)).toString('latin1'))
       .join('\n');
   }
   const url = new URL(t.database.url);
