@@ -1,7 +1,9 @@
 import { DAY, HOUR, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
 import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
+import { DEFAULT_PASSWORD_HASH_LIMITS, type PasswordHashLimits } from './crypto/password-hash-pool.ts';
 import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
+import { AUDIT_RETENTION_MIN_DAYS, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.ts';
 import { DEFAULT_REVIEW_AFTER_MS } from './domain/payments/reconcile.ts';
 import { parseTrustProxy, type TrustProxy } from './http/trusted-proxies.ts';
 import { DEFAULT_SQLITE_PATH } from './store/database.ts';
@@ -29,8 +31,9 @@ export interface Config {
   /** OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: let webhooks reach 127.0.0.0/8 and ::1 (development, tests). */
   webhooksAllowLoopback: boolean;
   /**
-   * Sandbox endpoints may reach loopback on a developer machine: the embedded SQLite store and
-   * NODE_ENV other than production, unless OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=false (decision 0090).
+   * Sandbox endpoints may reach loopback on an explicit developer setup: `serve --dev` (what
+   * `npm start` runs) outside NODE_ENV=production, unless OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=false
+   * (decisions 0090, 0203).
    */
   sandboxWebhooksAllowLoopback: boolean;
   /** OBOLUS_WEBHOOKS_POLL_MS: how often this process dispatches webhooks; 0 leaves it to `obolus worker`. */
@@ -62,6 +65,15 @@ export interface Config {
    * OBOLUS_API_RATE_LIMIT_SYNC_MS: the merchant API's rate limits (decision 0150).
    */
   apiRateLimits: ApiRateLimits;
+  /**
+   * OBOLUS_PASSWORD_HASH_THREADS / OBOLUS_PASSWORD_HASH_QUEUE: scrypt's own threads and how many
+   * hashes may wait for them; more sign-ins at once get a 503 (decision 0202).
+   */
+  passwordHashing: PasswordHashLimits;
+  /** OBOLUS_AUDIT_RETENTION_DAYS: how long audit events are kept (at least 365; default 400). */
+  auditRetentionDays: number;
+  /** OBOLUS_SIGN_IN_RATE_LIMIT: sign-in requests a minute from one client network (0: off). */
+  signInRateLimit: number;
   /** OBOLUS_SHUTDOWN_TIMEOUT_MS: after SIGTERM, how long in-flight requests may take before the process exits anyway. */
   shutdownTimeoutMs: number;
   /** How soon work a stopped process left behind is picked up again (`recoveryOf`). */
@@ -115,7 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.OBOLUS_LOG_LEVEL ?? 'info',
     trustProxy: parseTrustProxy(env.OBOLUS_TRUST_PROXY),
     webhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true',
-    sandboxWebhooksAllowLoopback: sandboxLoopback(env, databaseUrl),
+    sandboxWebhooksAllowLoopback: sandboxLoopback(env),
     webhooksPollMs: parsePollMs(env.OBOLUS_WEBHOOKS_POLL_MS ?? '1000'),
     masterKey: env.OBOLUS_MASTER_KEY || undefined,
     metrics: parseMetrics(env),
@@ -124,6 +136,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reviewUnknownAfterMs: parseReviewAfter(env.OBOLUS_REVIEW_UNKNOWN_AFTER_MS || String(DEFAULT_REVIEW_AFTER_MS)),
     ...parseRequestTimeouts(env),
     apiRateLimits: parseApiRateLimits(env),
+    passwordHashing: {
+      threads: parseCount(env, 'OBOLUS_PASSWORD_HASH_THREADS', DEFAULT_PASSWORD_HASH_LIMITS.threads, 1, 64),
+      queue: parseCount(env, 'OBOLUS_PASSWORD_HASH_QUEUE', DEFAULT_PASSWORD_HASH_LIMITS.queue, 0, 10_000),
+    },
+    auditRetentionDays: parseCount(
+      env,
+      'OBOLUS_AUDIT_RETENTION_DAYS',
+      DEFAULT_AUDIT_RETENTION_DAYS,
+      AUDIT_RETENTION_MIN_DAYS,
+      36_500,
+    ),
+    signInRateLimit:
+      env.OBOLUS_SIGN_IN_RATE_LIMIT === 'off'
+        ? 0
+        : parseCount(env, 'OBOLUS_SIGN_IN_RATE_LIMIT', DEFAULT_SIGN_IN_RATE_LIMIT, 1, 1_000_000),
     recovery: recoveryOf(env),
     captureWindowMs: parseCaptureWindowHours(env.OBOLUS_CAPTURE_WINDOW_HOURS || '168') * HOUR,
   };
@@ -136,6 +163,45 @@ function parseCaptureWindowHours(text: string): number {
     throw new Error(`OBOLUS_CAPTURE_WINDOW_HOURS must be 1..168 hours (at most 7 days), got '${text}'`);
   }
   return hours;
+}
+
+/**
+ * Why `serve` must not start with a live connector: a public address (OBOLUS_BASE_URL,
+ * OBOLUS_APP_URL) in plain http on a host other than loopback. TLS is terminated in front
+ * (docs/operations.md), and the addresses shoppers and merchants are given must say so (the
+ * spec: every request over HTTPS). Null when the addresses are fine.
+ */
+export function insecurePublicAddress(config: Pick<Config, 'baseUrl' | 'appUrl' | 'liveConnector'>): string | null {
+  if (!config.liveConnector) return null;
+  for (const [name, url] of [
+    ['OBOLUS_BASE_URL', config.baseUrl],
+    ['OBOLUS_APP_URL', config.appUrl],
+  ] as const) {
+    const parsed = URL.parse(url);
+    if (parsed?.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+      return `${name} is ${url}: with a live connector the public addresses must be https:// (terminate TLS in front, docs/operations.md).`;
+    }
+  }
+  return null;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Sign-in requests a minute per client network by default: a person types far fewer. */
+export const DEFAULT_SIGN_IN_RATE_LIMIT = 20;
+
+function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name] || String(fallback);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new Error(
+      `${name} must be a whole number ${min}..${max}${name === 'OBOLUS_SIGN_IN_RATE_LIMIT' ? ', or off' : ''}; got '${text}'`,
+    );
+  }
+  return value;
 }
 
 function parseApiRateLimits(env: NodeJS.ProcessEnv): ApiRateLimits {
@@ -221,11 +287,21 @@ export const webhookPolicy = (config: Config) => ({
   allowSandboxLoopback: config.sandboxWebhooksAllowLoopback,
 });
 
-/** A developer machine: the embedded store, not production, loopback not switched off. */
-function sandboxLoopback(env: NodeJS.ProcessEnv, databaseUrl: string): boolean {
-  const flag = env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK;
-  if (flag === 'true' || flag === 'false') return flag === 'true';
-  return env.NODE_ENV !== 'production' && !/^postgres(ql)?:/.test(databaseUrl);
+/**
+ * Sandbox endpoints reach loopback only on an explicit developer setup (decision 0203):
+ * `obolus serve --dev` (what `npm start` runs; `developerLoopback`), or
+ * OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=true; `false` rules it out even with --dev.
+ */
+function sandboxLoopback(env: NodeJS.ProcessEnv): boolean {
+  return env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK === 'true';
+}
+
+/** `serve --dev`: the configuration of a developer machine, or why it cannot be one. */
+export function developerLoopback(config: Config, env: NodeJS.ProcessEnv = process.env): Config | string {
+  if (env.NODE_ENV === 'production') {
+    return '--dev is a developer setup and NODE_ENV is production: drop one of them (npx obolus serve in production).';
+  }
+  return { ...config, sandboxWebhooksAllowLoopback: env.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK !== 'false' };
 }
 
 function parsePollMs(text: string): number {

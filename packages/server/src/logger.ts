@@ -36,8 +36,39 @@ const CENSOR = '[redacted]';
  * a client_secret pays its intent): logged URLs keep only their prefix.
  */
 const URL_CREDENTIALS = /\b(chl_|sk_|whsec_)[0-9A-Za-z+/=%]+|(_secret_)[0-9A-Za-z]+/g;
-export const redactUrl = (url: string) =>
-  url.replace(URL_CREDENTIALS, (_all, prefix?: string, secret?: string) => `${prefix ?? secret}[redacted]`);
+const redactText = (text: string) =>
+  text.replace(URL_CREDENTIALS, (_all, prefix?: string, secret?: string) => `${prefix ?? secret}[redacted]`);
+
+/** Percent-decoding until nothing changes, at most 4 times: `%2520` is a space too. */
+function decoded(text: string): string {
+  let out = text;
+  for (let i = 0; i < 4; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out);
+    } catch {
+      return out;
+    }
+    if (next === out) return out;
+    out = next;
+  }
+  return out;
+}
+
+/**
+ * A URL as logged. A percent-encoded credential (`?authorization=Bearer%20sk_…`, `%22sk_…`)
+ * hides from the pattern (`\b` finds no boundary after the hex digit): when the URL has
+ * encodings, the path and every query name and value are decoded before the pattern runs, and
+ * a part holding a credential is logged decoded, its credential redacted.
+ */
+export const redactUrl = (url: string): string => {
+  if (!url.includes('%')) return redactText(url);
+  return url.replace(/[^?&=]+/g, (part) => {
+    const clear = decoded(part);
+    const redacted = redactText(clear);
+    return redacted === clear ? part : redacted;
+  });
+};
 
 /** A copy of `value` without its sensitive fields, or `value` itself when it has none. */
 function censored(value: Record<string, unknown>): Record<string, unknown> {

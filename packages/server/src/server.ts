@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { configurePasswordHashing } from './crypto/password-hash-pool.ts';
 import { buildApp } from './http/app.ts';
 import {
   type MetricsListener,
@@ -45,6 +46,7 @@ export async function startServer(
       onConnectionLost: connectionLossLog(logger),
       ...options,
     }));
+  configurePasswordHashing(config.passwordHashing);
   const { app, metrics } = await buildApp(services, logger);
   let address: string;
   try {

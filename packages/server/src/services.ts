@@ -135,6 +135,7 @@ export function paymentDeps(services: Services): ChallengeDeps {
     captureWindowMs: services.config.captureWindowMs,
     keyring: services.keyring,
     processors: services.processors,
+    products: repos.products,
     challengeReturnUrl: (token) => `${services.config.baseUrl}/embed/v1/challenge/${token}/return`,
   };
 }

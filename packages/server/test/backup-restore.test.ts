@@ -1,9 +1,12 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataDirectoryWarning } from '../src/store/file-modes.ts';
 import { reportFigure } from './support/battery.ts';
 import { runCli } from './support/cli.ts';
+import { merchant, signInHttp } from './support/dashboard.ts';
 import { PG_URL } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
@@ -67,6 +70,65 @@ describe('obolus backup and restore (SQLite)', () => {
       'backup under load',
       `${copied} intents in the copy (${before} acknowledged before, ${after} by its end of ${written} written)`,
     );
+  });
+
+  it('creates the database, its -wal and -shm, backups and restores readable by their owner only (0600)', async () => {
+    expect((await create()).status).toBe(200);
+    const modeOf = (file: string) => statSync(file).mode & 0o777;
+    for (const file of [t.database.url, `${t.database.url}-wal`, `${t.database.url}-shm`]) {
+      expect(modeOf(file).toString(8), file).toBe('600');
+    }
+    const file = join(dir(), 'private-backup.db');
+    expect((await runCli(['backup', file], { OBOLUS_DATABASE_URL: t.database.url })).code).toBe(0);
+    expect(modeOf(file).toString(8)).toBe('600');
+    const restoredTo = join(dir(), 'private-restored.db');
+    writeFileSync(restoredTo, '', { mode: 0o644 });
+    chmodSync(restoredTo, 0o644);
+    expect((await runCli(['restore', file], { OBOLUS_DATABASE_URL: restoredTo })).code).toBe(0);
+    expect(modeOf(restoredTo).toString(8)).toBe('600');
+  });
+
+  it('restore refuses a database in use, ends restored sessions, and names what was rolled after the backup (issue 25 item 11)', async () => {
+    const env = { OBOLUS_DATABASE_URL: t.database.url };
+    const shopWithPassword = await merchant(t);
+    await signInHttp(t, shopWithPassword.email);
+    const file = join(dir(), 'before-roll.db');
+    expect((await runCli(['backup', file], env)).code).toBe(0);
+    utimesSync(file, new Date(Date.now() - 2000), new Date(Date.now() - 2000));
+    expect((await runCli(['keys', 'roll', shopWithPassword.id], env)).code).toBe(0);
+    // The running server holds its database: restoring over it is refused, nothing written.
+    const inUse = await runCli(['restore', file], env);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toContain(`in use by process ${process.pid}`);
+    // A copy of today's database (with the roll and a session), then the older backup over it.
+    const today = join(dir(), 'today.db');
+    expect((await runCli(['backup', today], env)).code).toBe(0);
+    const restore = await runCli(['restore', file], { OBOLUS_DATABASE_URL: today });
+    expect(restore.stderr).toBe('');
+    expect(restore.code).toBe(0);
+    expect(restore.stdout).toMatch(/Ended [1-9]\d* dashboard sessions? restored with it/);
+    expect(restore.stdout).toContain('roll them again');
+    expect(restore.stdout).toMatch(new RegExp(`secret_key\\.rolled  ${shopWithPassword.id}`));
+    const db = new Sqlite(today, { readonly: true });
+    try {
+      expect((db.prepare('select count(*) as n from dashboard_sessions').get() as { n: number }).n).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('warns when the data directory is readable by its group or everyone', () => {
+    const open = mkdtempSync(join(tmpdir(), 'obolus-modes-'));
+    try {
+      chmodSync(open, 0o700);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toBe(null);
+      chmodSync(open, 0o750);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toContain(`chmod 700 ${open}`);
+      chmodSync(open, 0o705);
+      expect(dataDirectoryWarning(join(open, 'obolus.db'))).toContain('mode 705');
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 
   it('restore refuses a damaged file, a file that is not Obolus, and one from a newer version, changing nothing', async () => {

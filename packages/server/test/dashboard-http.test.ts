@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../src/domain/accounts.ts';
+import { SIGN_IN_WINDOW_MS } from '../src/domain/dashboard/sign-in-limits.ts';
 import { merchant, PASSWORD, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -56,8 +57,13 @@ describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
     const huge = await postForm(t.url, '/dashboard/sign-in', { email: shop.email, password: 'p'.repeat(16 * 1024) });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain('The form is too large.');
-    const failures = await t.server.services.repos.dashboard.countFailures(shop.email, '127.0.0.1', 0);
-    expect(failures.email).toBe(1);
+    const counted = await t.server.services.repos.rateCounters.count(
+      'sign_in_email_network',
+      `${shop.email} 127.0.0.1`,
+      SIGN_IN_WINDOW_MS,
+      t.server.services.clock.now(),
+    );
+    expect(counted).toBe(1);
   });
 
   it('sets an HttpOnly, SameSite=Strict session cookie scoped to /dashboard, not Secure over http', async () => {

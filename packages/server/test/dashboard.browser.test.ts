@@ -205,7 +205,7 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     await page.getByText('Request and response').first().click();
     const exchange = (await page.locator('tr.exchange details[open]').textContent()) ?? '';
     expect(exchange).toContain(`POST ${receiver.url}`);
-    expect(exchange).toMatch(/"object": "event",\s+"type": "(payment_intent|transaction)\.\w+"/);
+    expect(exchange).toMatch(/"object": "event",\s+"type": "(payment_intent|transaction|refund)\.\w+"/);
     expect(exchange).toMatch(/HTTP 204 · \d+ ms/);
     // Disable, enable, delete.
     const endpointId = new URL(page.url()).pathname.split('/').pop() ?? '';
@@ -294,6 +294,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
         ['products', '/dashboard/products'],
         ['developer', '/dashboard/developer'],
         ['webhook-endpoint', `/dashboard/developer/webhooks/${endpoint.json.id}`],
+        ['security-history', '/dashboard/developer/security'],
+        ['confirm-password', '/dashboard/confirm-password?back=/dashboard/developer'],
       ];
     }, 60_000);
 

@@ -49,8 +49,10 @@ describe.each(ENGINES)('a client_secret pays exactly once (%s, two server proces
     expect(paid[0]?.json.status).toBe('succeeded');
     expect(refused).toHaveLength(49);
     for (const r of refused) {
-      expect([400, 409]).toContain(r.status);
-      expect(['payment_in_progress', 'payment_intent_unexpected_state']).toContain(r.json.error.code);
+      expect([400, 409, 429]).toContain(r.status);
+      // 429: more than 20 confirms in flight at once from one network hold every card-testing
+      // slot of the minute before the winner's compare-and-set (decision 0200).
+      expect(['payment_in_progress', 'payment_intent_unexpected_state', 'rate_limited']).toContain(r.json.error.code);
     }
     const txs = await t.server.services.repos.transactions.forIntent(shop.id, intent.id);
     expect(txs).toHaveLength(1);

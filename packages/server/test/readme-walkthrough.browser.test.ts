@@ -29,14 +29,14 @@ interface Serve {
 }
 
 /**
- * `obolus serve`, what `npm start` runs, with no database configured in a fresh directory
+ * `obolus serve --dev`, what `npm start` runs, with no database configured in a fresh directory
  * (so on a fresh ./data/obolus.db, as on a first start): resolves once the banner is out.
  */
 function startServe(cwd: string, env: Record<string, string>): Promise<Serve> {
   const base = { ...process.env };
   delete base.OBOLUS_WEBHOOKS_ALLOW_LOOPBACK;
   delete base.OBOLUS_DATABASE_URL;
-  const child = spawn(process.execPath, [OBOLUS_BIN, 'serve'], {
+  const child = spawn(process.execPath, [OBOLUS_BIN, 'serve', '--dev'], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -121,6 +121,7 @@ describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
     } else {
       env = cliEnv(t, '');
     }
+    const oldKeyText = engine === 'sqlite' ? readFileSync(masterKeyFileFor(t.database.url), 'utf8') : undefined;
     const result = await runCli(['keys', 'rotate-master', '--json'], env);
     expect(result.stderr).toBe('');
     const out = JSON.parse(result.stdout);
@@ -137,7 +138,14 @@ describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
     if (engine === 'sqlite') {
       // The running server follows the key file: it still reads the secret, now under the new key.
       const file = masterKeyFileFor(t.database.url);
+      const previous = oldKeyText as string;
       expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
+      // The retired key is kept beside it, owner-only, for backups taken before (issue 25 item 13).
+      expect(out.retired_keys_file).toBe(`${file}.retired`);
+      expect(statSync(out.retired_keys_file).mode & 0o777).toBe(0o600);
+      const retired = readFileSync(out.retired_keys_file, 'utf8');
+      expect(retired).toContain(previous.trim());
+      expect(retired).toContain(`# ${oldVersion}, retired `);
       expect(statSync(file).mode & 0o077).toBe(0);
       expect(t.server.services.secrets.current.version).toBe(out.master_key_version);
       const found = await t.server.services.repos.webhookEndpoints.find(shop.id as never, created.json.id);

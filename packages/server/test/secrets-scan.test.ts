@@ -76,9 +76,10 @@ function leaks(where: string, text: string, s: Secrets): string[] {
 function databaseText(t: TestServer): string {
   if (t.engine === 'sqlite') {
     const dir = dirname(t.database.url);
-    return readdirSync(dir)
-      .filter((name) => name.startsWith('obolus.db'))
-      .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+    // Every file of the database (with -wal and -shm); its `.holders/` directory holds only pids.
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.name.startsWith('obolus.db') && entry.isFile())
+      .map((entry) => readFileSync(join(dir, entry.name)).toString('latin1'))
       .join('\n');
   }
   const url = new URL(t.database.url);
@@ -171,6 +172,16 @@ describe.each(ENGINES)('secrets in the database, logs and webhooks after a repre
       }
       // Mistakes a merchant makes: a wrong key, a key in the query string.
       await t.call('GET', `/api/v1/payment-intents?key=${shops[0]!.secretKey}`, { key: `${shops[1]!.secretKey}x` });
+      // The same, percent-encoded (issue 25 item 7): after a hex digit `\b` found no boundary.
+      for (const query of [
+        `authorization=Bearer%20${shops[0]!.secretKey}`,
+        `k=%22${shops[0]!.secretKey}%22`,
+        `k=%2520${shops[0]!.secretKey}`,
+        `k=${shops[0]!.secretKey.replace('_', '%5F')}`,
+        `${encodeURIComponent(`Bearer ${shops[0]!.secretKey}`)}=1`,
+      ]) {
+        await t.call('GET', `/api/v1/payment-intents?${query}`, { key: `${shops[1]!.secretKey}x` });
+      }
       const dispatcher = new WebhookDispatcher(t.server.services);
       for (let i = 0; i < 20 && (await dispatcher.runOnce()).attempts.length > 0; i++) {}
       expect(receiver.received.length).toBeGreaterThan(payments);
@@ -234,5 +245,16 @@ describe('the scan and the log redaction it relies on', () => {
       '/x?key=sk_[redacted]&s=whsec_[redacted]&cs=pi_0123_secret_[redacted]&c=/embed/v1/challenge/chl_[redacted]',
     );
     expect(redactUrl('/api/v1/transactions?risk_level=high')).toBe('/api/v1/transactions?risk_level=high');
+    expect(redactUrl('/x?risk_level=high&q=a%20b+c')).toBe('/x?risk_level=high&q=a%20b+c');
+  });
+
+  it('percent-encoded credentials are redacted too (issue 25 item 7)', () => {
+    expect(redactUrl('/x?authorization=Bearer%20sk_ab12CD')).toBe('/x?authorization=Bearer sk_[redacted]');
+    expect(redactUrl('/x?k=%22sk_ab12CD%22')).toBe('/x?k="sk_[redacted]"');
+    expect(redactUrl('/x?k=%2520whsec_ab12CD')).toBe('/x?k= whsec_[redacted]');
+    expect(redactUrl('/x?k=sk%5Fab12CD&limit=3')).toBe('/x?k=sk_[redacted]&limit=3');
+    expect(redactUrl('/x?Bearer%2Bsk_ab12CD=1')).toBe('/x?Bearer+sk_[redacted]=1');
+    expect(redactUrl('/embed/v1/challenge/chl%5FQ1w2')).toBe('/embed/v1/challenge/chl_[redacted]');
+    expect(redactUrl('/x?bad=%E0%A4%A&k=%22sk_ab12CD')).toBe('/x?bad=%E0%A4%A&k="sk_[redacted]');
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { insecurePublicAddress, loadConfig } from '../src/config.ts';
 import type { LiveConnectorConfig } from '../src/connectors/live-config.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 
@@ -99,6 +99,33 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('OBOLUS_STRIPE_SECRET_KEY is a test-mode key');
     expect(result.stderr + result.stdout).not.toContain(TEST_KEY);
+  }, 30_000);
+
+  it('with a live connector, public addresses must be https unless on loopback (issue 25 item 15)', () => {
+    const live = (over: Record<string, string>) => insecurePublicAddress(loadConfig({ ...env(), ...over }));
+    expect(live({ OBOLUS_BASE_URL: 'https://pay.example' })).toBe(null);
+    expect(live({ OBOLUS_BASE_URL: 'http://localhost:4242' })).toBe(null);
+    expect(live({ OBOLUS_BASE_URL: 'http://127.0.0.1:4242', OBOLUS_APP_URL: 'http://[::1]:4242' })).toBe(null);
+    expect(live({ OBOLUS_BASE_URL: 'http://shop.localhost' })).toBe(null);
+    expect(live({ OBOLUS_BASE_URL: 'http://pay.example' })).toMatch(/^OBOLUS_BASE_URL is http:\/\/pay\.example/);
+    expect(live({ OBOLUS_BASE_URL: 'http://128.0.0.1' })).toMatch(/^OBOLUS_BASE_URL/);
+    expect(live({ OBOLUS_BASE_URL: 'https://pay.example', OBOLUS_APP_URL: 'http://10.0.0.5:8080' })).toMatch(
+      /^OBOLUS_APP_URL is http:\/\/10\.0\.0\.5:8080/,
+    );
+    // Without a live connector, plain http stays allowed (sandbox behind a development proxy).
+    expect(insecurePublicAddress(loadConfig({ OBOLUS_BASE_URL: 'http://pay.example' }))).toBe(null);
+  });
+
+  it('`obolus serve` with a live connector and a plain-http public address refuses to start, naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'obolus-stripe-'));
+    const result = await runCli(['serve'], {
+      PORT: '0',
+      OBOLUS_DATABASE_URL: join(dir, 'obolus.db'),
+      OBOLUS_BASE_URL: 'http://pay.example',
+      ...env(),
+    }).finally(() => rmSync(dir, { recursive: true, force: true }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('OBOLUS_BASE_URL is http://pay.example');
   }, 30_000);
 
   it('`obolus dev stripe-double` serves Stripe API answers on loopback and prints the variables to use it', async () => {

@@ -39,6 +39,26 @@ describe.each(ENGINES)('sandbox webhooks to loopback on a developer machine (%s)
     expect(verifyAsSent(created.json.secret, receiver.received[0]!)).toMatchObject({ mode: 'sandbox' });
   });
 
+  it('never stores nor returns what a loopback receiver answers (issue 25 item 4: no read-SSRF)', async () => {
+    receiver.reply = () => ({ status: 200, body: 'redis_version:7.2.4\r\nrole:master' });
+    const created = await endpoint(receiver.url, 'sandbox');
+    await t.call('POST', '/api/v1/payment-intents', {
+      key: shop.secretKey,
+      body: { amount: 2000, currency: 'USD', mode: 'sandbox' },
+    });
+    await new WebhookDispatcher(t.server.services).runOnce();
+    const log = await t.call('GET', `/api/v1/webhook-endpoints/${created.json.id}/attempts`, { key: shop.secretKey });
+    expect(log.json.data.length).toBeGreaterThan(0);
+    for (const attempt of log.json.data) expect(attempt).toMatchObject({ status_code: 200, response_body: null });
+    expect(log.text).not.toContain('redis_version');
+    const stored = await t.server.services.database.db
+      .selectFrom('webhook_attempts')
+      .select('response_body')
+      .where('response_body', 'is not', null)
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
   it('still refuses loopback for a live endpoint, and private addresses for any', async () => {
     const live = await endpoint('https://127.0.0.1/hooks');
     expect(live.status).toBe(400);

@@ -80,7 +80,8 @@ describe.each(ENGINES)('webhook retries, disabling and resending (%s)', (engine)
     const log = await attempts(shop, bad.id);
     expect(log).toHaveLength(13);
     expect(log[0]).toMatchObject({ status_code: 500, succeeded: false, next_attempt_at: null, url: failing.url });
-    expect(Buffer.byteLength(log[0].response_body)).toBe(1024);
+    // The receiver is on loopback: nothing of its answer is kept (issue 25 item 4; the 1 KB cut is webhook-transport.test.ts's).
+    expect(log[0].response_body).toBe(null);
     expect(log[0].error).toMatch(/500/);
 
     const after = await t.call('GET', `/api/v1/webhook-endpoints/${bad.id}`, { key: shop.secretKey });

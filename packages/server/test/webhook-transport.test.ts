@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
-import { HttpWebhookSender, type Resolver } from '../src/workers/webhooks/transport.ts';
+import { HttpWebhookSender, isPublicReceiver, type Resolver } from '../src/workers/webhooks/transport.ts';
 import { ENGINES } from './support/engines.ts';
 import { liveConnectorForTests } from './support/live-connector.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -95,9 +95,35 @@ describe('webhook transport', () => {
     const target = await receiver();
     const r = await receiver();
     r.reply = () => ({ status: 307, headers: { location: target.url } });
-    const result = await post(new HttpWebhookSender({ allowLoopback: true }), r.url);
+    // Receivers here are on loopback: say this one is public, to see what a public one's answer gives.
+    const asPublic = { allowLoopback: true, keepsAnswerOf: () => true };
+    const result = await post(new HttpWebhookSender(asPublic), r.url);
     expect(result).toMatchObject({ statusCode: 307, error: `redirects are not followed (Location: ${target.url})` });
     expect(target.connections()).toBe(0);
+    // A loopback receiver's Location is not kept (issue 25 item 4).
+    const local = await post(new HttpWebhookSender({ allowLoopback: true }), r.url);
+    expect(local).toMatchObject({ statusCode: 307, error: 'redirects are not followed', responseBody: null });
+  });
+
+  it('keeps nothing of what a loopback or private receiver answers, only its status (issue 25 item 4)', async () => {
+    const r = await receiver();
+    r.reply = () => ({ status: 200, body: 'redis_version:7.2.4 (a local service)' });
+    const result = await post(new HttpWebhookSender({ allowLoopback: true }), r.url);
+    expect(result).toMatchObject({ statusCode: 200, responseBody: null, error: null });
+    for (const address of [
+      '127.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '10.1.2.3',
+      '192.168.0.9',
+      'fd00::1',
+      '169.254.169.254',
+    ]) {
+      expect(isPublicReceiver(address), address).toBe(false);
+    }
+    for (const address of ['8.8.8.8', '::ffff:8.8.8.8', '2606:4700:4700::1111']) {
+      expect(isPublicReceiver(address), address).toBe(true);
+    }
   });
 
   it('gives up on a receiver slower than the timeout, and keeps only 1 KB of a long answer', async () => {
@@ -107,7 +133,7 @@ describe('webhook transport', () => {
     expect(slow).toMatchObject({ statusCode: null, error: 'timed out after 0.1 s' });
     expect(slow.latencyMs).toBeLessThan(400);
     r.reply = () => ({ status: 200, body: 'é'.repeat(5000) });
-    const long = await post(new HttpWebhookSender({ allowLoopback: true }), r.url);
+    const long = await post(new HttpWebhookSender({ allowLoopback: true, keepsAnswerOf: () => true }), r.url);
     expect(long.statusCode).toBe(200);
     expect(Buffer.byteLength(long.responseBody!)).toBeLessThanOrEqual(1024);
     expect(long.responseBody!.startsWith('éé')).toBe(true);

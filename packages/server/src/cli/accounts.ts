@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { createAccount, setAccountStatus } from '../domain/accounts.ts';
+import { CLI_ACTOR } from '../domain/audit.ts';
 import { checkPassword, setDashboardPassword } from '../domain/dashboard/passwords.ts';
+import { endAllSessions } from '../domain/dashboard/sessions.ts';
 import { printJson, withServices } from './context.ts';
 import { readPasswordLine } from './password-input.ts';
 
@@ -60,7 +62,18 @@ export function registerAccountCommands(program: Command): void {
     .action(async (id: string) => {
       const password = await readPasswordLine();
       await withServices((s) => setDashboardPassword(s.repos.dashboard, s.clock, id, password));
-      console.log(`Dashboard password set for ${id}.`);
+      console.log(`Dashboard password set for ${id}; its dashboard sessions have ended.`);
+    });
+
+  accounts
+    .command('end-sessions <id>')
+    .description('End every dashboard session of an account, in every process (they sign in again).')
+    .action(async (id: string) => {
+      const ended = await withServices(async (s) => {
+        if (!(await s.repos.accounts.find(id))) throw new Error(`No such account: ${id}`);
+        return endAllSessions(s.repos.dashboard, s.clock, { accountId: id, actor: CLI_ACTOR });
+      });
+      console.log(`Ended ${ended} dashboard session${ended === 1 ? '' : 's'} of ${id}.`);
     });
 
   for (const status of ['activate', 'deactivate'] as const) {

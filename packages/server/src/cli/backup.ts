@@ -1,8 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { isPostgresUrl } from '../store/database.ts';
+import { otherHolders } from '../store/database-holders.ts';
+import { ownerOnly } from '../store/file-modes.ts';
 import { migrationProvider } from '../store/migrations/index.ts';
 
 const ON_POSTGRES =
@@ -46,7 +49,9 @@ export function registerBackupCommands(program: Command): void {
       const source = new Sqlite(sqlitePath(), { readonly: true, fileMustExist: true });
       try {
         // SQLite's online backup API: a copy of one moment, taken while writers carry on.
+        ownerOnly(file);
         const { totalPages } = await source.backup(file);
+        ownerOnly(file);
         const problem = await backupProblem(file);
         if (problem) throw new Error(`the backup failed its check: ${problem}`);
         console.log(
@@ -62,14 +67,60 @@ export function registerBackupCommands(program: Command): void {
     .description('Check a backup made by `obolus backup` and copy it over the database (stop the service first).')
     .action(async (file: string) => {
       const target = sqlitePath();
+      const holders = otherHolders(resolve(target));
+      if (holders.length > 0) {
+        throw new Error(
+          `not restored: ${target} is in use by process ${holders.join(', ')}. Stop the service (and any obolus worker) first.`,
+        );
+      }
       const problem = await backupProblem(file);
       if (problem) throw new Error(`not restored: ${problem}`);
+      const backupTime = statSync(file).mtimeMs;
+      const rolledSince = existsSync(target) ? changedSince(target, backupTime) : [];
       const backup = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
+        ownerOnly(target);
         const { totalPages } = await backup.backup(target);
+        ownerOnly(target);
         console.log(`Restored ${totalPages} pages from ${file} to ${target}.`);
       } finally {
         backup.close();
       }
+      // Sessions of the backup's time would sign in again: every one of them ends.
+      const restored = new Sqlite(target);
+      try {
+        const ended = restored.prepare('delete from dashboard_sessions').run().changes;
+        console.log(
+          `Ended ${ended} dashboard session${ended === 1 ? '' : 's'} restored with it: merchants sign in again.`,
+        );
+      } finally {
+        restored.close();
+      }
+      if (rolledSince.length > 0) {
+        console.log('Rolled or changed after this backup was taken, so back as they were before: roll them again.');
+        for (const line of rolledSince) console.log(`  ${line}`);
+      }
     });
+}
+
+/** Keys, secrets and endpoints changed in `target` after `since`, from its audit trail, one line each. */
+function changedSince(target: string, since: number): string[] {
+  const db = new Sqlite(target, { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare("select name from sqlite_master where type = 'table' and name = 'audit_events'").get();
+    if (!table) return [];
+    const rows = db
+      .prepare(
+        `select account_id, action, detail, created_at from audit_events
+         where created_at > ? and action in ('secret_key.rolled', 'webhook_secret.rolled', 'webhook_endpoint.created', 'webhook_endpoint.deleted', 'master_key.rotated', 'password.set')
+         order by created_at`,
+      )
+      .all(since) as { account_id: string | null; action: string; detail: string | null; created_at: number }[];
+    return rows.map(
+      (r) =>
+        `${new Date(Number(r.created_at)).toISOString()}  ${r.action}  ${r.account_id ?? '(all accounts)'}${r.detail ? `  ${r.detail}` : ''}`,
+    );
+  } finally {
+    db.close();
+  }
 }

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { HOUR } from '../clock.ts';
 import { rollSecretKey } from '../domain/accounts.ts';
+import { auditEvent, CLI_ACTOR } from '../domain/audit.ts';
 import { printJson, withServices } from './context.ts';
 import { rotateMasterKey } from './master-key.ts';
 
@@ -22,7 +23,18 @@ export function registerKeyCommands(program: Command): void {
     .option('--grace <hours>', 'hours the previous key stays valid', parseGrace, 0)
     .option('--json', 'print one JSON object and nothing else')
     .action(async (accountId: string, options: { grace: number; json?: boolean }) => {
-      const rolled = await withServices((s) => rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace));
+      const rolled = await withServices(async (s) => {
+        const made = await rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace);
+        await s.repos.audit.record(
+          auditEvent(s.clock.now(), {
+            accountId,
+            action: 'secret_key.rolled',
+            actor: CLI_ACTOR,
+            detail: { new_key: `sk_…${made.secretKey.slice(-4)}`, grace_hours: options.grace },
+          }),
+        );
+        return made;
+      });
       const out = {
         account_id: rolled.account.id,
         secret_key: rolled.secretKey,
@@ -52,7 +64,18 @@ export function registerKeyCommands(program: Command): void {
     )
     .option('--json', 'print one JSON object and nothing else')
     .action(async (options: { json?: boolean }) => {
-      const rotation = await withServices(rotateMasterKey);
+      const rotation = await withServices(async (s) => {
+        const done = await rotateMasterKey(s);
+        await s.repos.audit.record(
+          auditEvent(s.clock.now(), {
+            accountId: null,
+            action: 'master_key.rotated',
+            actor: CLI_ACTOR,
+            detail: { version: done.version },
+          }),
+        );
+        return done;
+      });
       const out = {
         master_key_version: rotation.version,
         retired_versions: rotation.retired,
@@ -61,15 +84,20 @@ export function registerKeyCommands(program: Command): void {
           webhook_endpoints: rotation.resealed.webhookEndpoints,
         },
         ...(rotation.file ? { key_file: rotation.file } : {}),
+        ...(rotation.retiredFile ? { retired_keys_file: rotation.retiredFile } : {}),
       };
       if (options.json) return printJson(out);
       console.log(
         `Every secret is sealed under master key ${out.master_key_version} (resealed ${out.resealed.card_encryption_keys} card-encryption keys, ${out.resealed.webhook_endpoints} webhook endpoints).`,
       );
       if (rotation.file) console.log(`New key written to ${rotation.file}.`);
-      else if (rotation.retired.length > 0) {
+      if (rotation.retiredFile) {
+        console.log(
+          `Previous keys kept in ${rotation.retiredFile} (owner-only): backups taken before now open with them. Store that file apart from the backups.`,
+        );
+      } else if (rotation.retired.length > 0) {
         console.log(`Remove ${rotation.retired.join(', ')} from OBOLUS_MASTER_KEY on every process.`);
+        console.log('Backups taken before now still need the previous key: keep it, apart from them.');
       }
-      console.log('Backups taken before now still need the previous key: keep it with them.');
     });
 }

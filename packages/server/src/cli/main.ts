@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
+import { registerAuditCommands } from './audit.ts';
 import { registerBackupCommands } from './backup.ts';
 import { databaseLabel } from './database-check.ts';
 import { registerDevCommands } from './dev.ts';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerAccountCommands(program);
+  registerAuditCommands(program);
   registerKeyCommands(program);
   registerOriginCommands(program);
   registerWorker(program);

@@ -1,4 +1,5 @@
-import { masterKeyOf, newMasterKeyText, SecretBox, writeKeyFile } from '../crypto/master-key.ts';
+import { appendFileSync, chmodSync } from 'node:fs';
+import { type MasterKey, masterKeyOf, newMasterKeyText, SecretBox, writeKeyFile } from '../crypto/master-key.ts';
 import type { Services } from '../http/services.ts';
 import { type ResealReport, resealSecrets } from '../store/repos/sealed-secrets.ts';
 
@@ -10,6 +11,8 @@ export interface MasterRotation {
   resealed: ResealReport;
   /** The key file rewritten, for the embedded default. */
   file?: string;
+  /** Where the retired keys of the file were appended (owner-only). */
+  retiredFile?: string;
 }
 
 /**
@@ -30,6 +33,8 @@ export async function rotateMasterKey(services: Services): Promise<MasterRotatio
   const transition = new SecretBox([fresh, ...before]);
   writeKeyFile(file, [fresh, ...before]);
   const first = await resealSecrets(database.db, transition, false);
+  // Backups taken before now still need the old keys: kept beside, never deleted (issue 25 item 13).
+  const retiredFile = keepRetiredKeys(file, before);
   writeKeyFile(file, [fresh]);
   // A process that sealed under the old key just before it read the new file: reseal that too.
   const second = await resealSecrets(database.db, transition, false);
@@ -41,5 +46,20 @@ export async function rotateMasterKey(services: Services): Promise<MasterRotatio
       webhookEndpoints: first.webhookEndpoints + second.webhookEndpoints,
     },
     file,
+    retiredFile,
   };
+}
+
+/**
+ * Appends retired master keys to `<key file>.retired` (owner-only), each under a comment with
+ * its version and when it was retired: what opens a backup taken before the rotation
+ * (OBOLUS_MASTER_KEY=<that key>, or put it back in the key file).
+ */
+export function keepRetiredKeys(file: string, keys: MasterKey[]): string {
+  const retired = `${file}.retired`;
+  const when = new Date().toISOString();
+  const lines = keys.map((k) => `# ${k.version}, retired ${when}\n${k.key.toString('base64')}\n`).join('');
+  appendFileSync(retired, lines, { mode: 0o600 });
+  chmodSync(retired, 0o600);
+  return retired;
 }

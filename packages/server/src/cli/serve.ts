@@ -1,11 +1,12 @@
 import cluster from 'node:cluster';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, developerLoopback, insecurePublicAddress, loadConfig } from '../config.ts';
 import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
 import { createLogger, writeAfterLogs } from '../logger.ts';
 import { startServer } from '../server.ts';
 import { isPostgresUrl } from '../store/database.ts';
+import { dataDirectoryWarning } from '../store/file-modes.ts';
 import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
 
 function parseWorkers(text: string): number {
@@ -25,15 +26,26 @@ export function registerServe(program: Command): void {
       'on a first start over a SQLite file, create a demo account (automatic on the default ./data/obolus.db)',
     )
     .option(
+      '--dev',
+      'developer setup (what `npm start` runs): sandbox webhook endpoints may be on this machine; refused with NODE_ENV=production',
+    )
+    .option(
       '--workers <n>',
       'processes sharing the port and the database (PostgreSQL only: SQLite has one writer)',
       parseWorkers,
       1,
     )
-    .action(async (options: { workers: number; demo?: boolean }, command: Command) => {
-      const config = loadConfig();
+    .action(async (options: { workers: number; demo?: boolean; dev?: boolean }, command: Command) => {
+      let config = loadConfig();
+      if (options.dev) {
+        const developer = developerLoopback(config);
+        if (typeof developer === 'string') command.error(`error: ${developer}`, { exitCode: 2, code: 'obolus.dev' });
+        else config = developer;
+      }
       const logger = createLogger(config.logLevel);
       if (cluster.isWorker) return runWorker(config, logger);
+      const insecure = insecurePublicAddress(config);
+      if (insecure) command.error(`error: ${insecure}`, { exitCode: 2, code: 'obolus.https' });
       if (options.workers > 1 && !isPostgresUrl(config.databaseUrl)) {
         command.error(
           `error: --workers ${options.workers} needs PostgreSQL (OBOLUS_DATABASE_URL=postgres://…): ` +
@@ -52,6 +64,10 @@ export function registerServe(program: Command): void {
           `port ${config.port} on ${config.host} is in use (another obolus serve?): stop what listens there, or set PORT to a free port`,
         );
       });
+      if (!isPostgresUrl(config.databaseUrl)) {
+        const warning = dataDirectoryWarning(running.location);
+        if (warning) logger.warn(warning);
+      }
       writeAfterLogs(logger, banner(config, running, options.workers));
       // Stop accepting, let requests in flight finish and be answered, then close; past the
       // deadline, exit anyway (an orchestrator would kill the process soon after).
@@ -95,7 +111,19 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-type BannerConfig = Pick<Config, 'baseUrl' | 'appUrl'>;
+type BannerConfig = Pick<Config, 'baseUrl' | 'appUrl'> &
+  Partial<Pick<Config, 'webhooksAllowLoopback' | 'sandboxWebhooksAllowLoopback'>>;
+
+/** What decides whether webhooks may reach this machine, said at start (issue 25 item 4). */
+export function loopbackLine(config: BannerConfig): string {
+  if (config.webhooksAllowLoopback) {
+    return 'Webhooks to loopback: on for every endpoint (OBOLUS_WEBHOOKS_ALLOW_LOOPBACK=true; tests only). Answers of local receivers are never stored.';
+  }
+  if (config.sandboxWebhooksAllowLoopback) {
+    return 'Webhooks to loopback: on for sandbox endpoints (developer setup: serve --dev, what npm start runs). Answers of local receivers are never stored.';
+  }
+  return 'Webhooks to loopback: off (production setup; a developer machine runs npm start, i.e. obolus serve --dev).';
+}
 
 /** The addresses the banner lists under the demo account, one line each: add a surface here. */
 export function bannerAddresses(config: BannerConfig, metricsUrl: string | null): Array<[label: string, urls: string]> {
@@ -123,7 +151,7 @@ export function banner(
   const addresses = bannerAddresses(config, running.metricsUrl);
   const width = Math.max(...addresses.map(([label]) => label.length)) + 2;
   for (const [label, urls] of addresses) lines.push(`  ${label.padEnd(width)}${urls}`);
-  lines.push(``);
+  lines.push(``, loopbackLine(config), ``);
   return `${lines.join('\n')}\n`;
 }
 

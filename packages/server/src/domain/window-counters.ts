@@ -7,4 +7,18 @@ export interface WindowCounters {
   increment(scope: string, subject: string, windowMs: number, now: number): Promise<number>;
   /** The subject's count in the window holding `now`. */
   count(scope: string, subject: string, windowMs: number, now: number): Promise<number>;
+  /**
+   * Takes one slot of the subject's window holding `now` when fewer than `limit` are taken, in
+   * one atomic statement (no check-then-act): the window's start and its count with this slot
+   * when taken, null when full.
+   */
+  reserve(
+    scope: string,
+    subject: string,
+    windowMs: number,
+    now: number,
+    limit: number,
+  ): Promise<{ windowStart: number; count: number } | null>;
+  /** Gives back one slot taken by `reserve` in the window starting at `windowStart`. */
+  release(scope: string, subject: string, windowStart: number): Promise<void>;
 }

@@ -4,6 +4,8 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type pg from 'pg';
+import { holdDatabase } from './database-holders.ts';
+import { ownerOnly } from './file-modes.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS, openPostgresPool } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
@@ -48,10 +50,12 @@ export function openDatabase(url: string = DEFAULT_SQLITE_PATH, options: OpenOpt
 
 function openSqlite(path: string): DatabaseHandle {
   const file = resolve(path);
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  ownerOnly(file);
   const writer = new SQLite(file);
   // WAL lets readers run beside the writer; FULL makes every commit durable before we answer.
   writer.pragma('journal_mode = WAL');
+  ownerOnly(file);
   writer.pragma('synchronous = FULL');
   writer.pragma('busy_timeout = 5000');
   writer.pragma('foreign_keys = ON');
@@ -66,10 +70,12 @@ function openSqlite(path: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(writer) }) });
   // The hot write path's own connection, on a thread of its own (store/sqlite-writer.ts).
   const thread = new SqliteWriter(file);
+  const released = holdDatabase(file);
   const close = async () => {
     await thread.close();
     await db.destroy();
     reader.close();
+    released();
   };
   return { db, engine: 'sqlite', location: file, sqlite: { writer, reader, thread }, close };
 }

@@ -3,6 +3,7 @@ import type { SecretBox } from '../crypto/master-key.ts';
 import type { HotPaths } from './hot-paths.ts';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
+import { AuditRepository } from './repos/audit.ts';
 import { CardCiphertextUsesRepository } from './repos/card-ciphertext-uses.ts';
 import { ChargebacksRepository } from './repos/chargebacks.ts';
 import { CheckoutStartWindowsRepository } from './repos/checkout-start-windows.ts';
@@ -57,6 +58,8 @@ export interface Repositories {
   /** The dashboard's Payments list (intents with their newest attempt) and its form tokens. */
   paymentList: PaymentListRepository;
   formUses: FormUsesRepository;
+  /** The append-only audit trail (decision 0205). */
+  audit: AuditRepository;
 }
 
 /**
@@ -96,5 +99,6 @@ export function createRepositories(
     dashboardStats: new DashboardStatsRepository(db),
     paymentList: new PaymentListRepository(db),
     formUses: new FormUsesRepository(db),
+    audit: new AuditRepository(db),
   };
 }

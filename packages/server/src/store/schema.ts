@@ -270,6 +270,21 @@ export interface DashboardSessionsTable {
   mode: 'live' | 'sandbox';
   created_at: number;
   last_seen_at: number;
+  /** When the password was last given (sign-in or confirm); null: created_at (migration 0110). */
+  password_at: number | null;
+}
+
+/** The append-only audit trail (migration 0110, decision 0205). */
+export interface AuditEventsTable {
+  id: string;
+  account_id: string | null;
+  action: string;
+  actor: string;
+  client_network: string | null;
+  outcome: string;
+  /** JSON of non-secret details (a key's last 4, an endpoint id, an origin). */
+  detail: string | null;
+  created_at: number;
 }
 
 /** One-time tokens of the dashboard's create forms (migration 0050). */
@@ -317,6 +332,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   dashboard_passwords: DashboardPasswordsTable;
   dashboard_sessions: DashboardSessionsTable;
+  audit_events: AuditEventsTable;
   sign_in_failures: SignInFailuresTable;
   dashboard_form_uses: DashboardFormUsesTable;
   rate_counters: RateCountersTable;

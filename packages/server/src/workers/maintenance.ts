@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { MINUTE } from '../clock.ts';
+import { auditRetentionMs } from '../domain/audit.ts';
 import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
 import type { Services } from '../http/services.ts';
@@ -14,7 +15,8 @@ export function startMaintenance(services: Services, logger: Logger, everyMs = 1
 /**
  * Drops idempotency keys past their 24 h retention, and card-ciphertext uses past the age
  * at which the ciphertext would be refused anyway (a minute later, for clocks that differ),
- * and hosted-checkout and rate counters of windows that have ended.
+ * and hosted-checkout and rate counters of windows that have ended, and audit events past
+ * their retention.
  */
 export async function maintainOnce(services: Services, logger: Logger): Promise<void> {
   try {
@@ -25,6 +27,9 @@ export async function maintainOnce(services: Services, logger: Logger): Promise<
     if (uses > 0) logger.info({ removed: uses }, 'pruned expired card-ciphertext uses');
     await services.repos.checkoutStarts.pruneBefore(now - CHECKOUT_START_WINDOW_MS);
     await services.repos.rateCounters.pruneBefore(now);
+    // The audit trail past its retention (OBOLUS_AUDIT_RETENTION_DAYS, at least a year).
+    const audited = await services.repos.audit.pruneBefore(now - auditRetentionMs(services.config.auditRetentionDays));
+    if (audited > 0) logger.info({ removed: audited }, 'pruned audit events past their retention');
   } catch (error) {
     logger.error({ err: error }, 'maintenance failed');
   }

@@ -48,6 +48,7 @@ export const NO_RATE_LIMITS = {
   OBOLUS_API_RATE_LIMIT_LIVE: 'off',
   OBOLUS_API_RATE_LIMIT_SANDBOX: 'off',
   OBOLUS_API_RATE_LIMIT_ADDRESS: 'off',
+  OBOLUS_SIGN_IN_RATE_LIMIT: 'off',
 } as const;
 
 /** A real server on a loopback port over its own database; close() leaves nothing behind. */

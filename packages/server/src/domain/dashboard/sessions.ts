@@ -1,18 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { HOUR, MINUTE } from '../../clock.ts';
+import { PasswordHashingBusy } from '../../crypto/password-hash-pool.ts';
 import { sha256Hex } from '../../ids.ts';
 import type { Account, AccountStore } from '../accounts.ts';
+import { type AuditEvent, type AuditStore, actorOfSession, auditEvent } from '../audit.ts';
 import type { Mode } from '../intents.ts';
-import { decoyHash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
+import type { WindowCounters } from '../window-counters.ts';
+import { decoyHash, hashPassword, needsRehash, PASSWORD_MAX_LENGTH, verifyPassword } from './passwords.ts';
+import { reserveSignIn } from './sign-in-limits.ts';
 
 export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 12 * HOUR;
 /** last_seen_at is written at most this often: a page view is not a write. */
 const TOUCH_EVERY_MS = MINUTE;
 
-export const SIGN_IN_WINDOW_MS = 15 * MINUTE;
-export const SIGN_IN_MAX_FAILURES = 10;
+export { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from './sign-in-limits.ts';
 
 export interface Session {
   digest: string;
@@ -21,18 +24,34 @@ export interface Session {
   mode: Mode;
   createdAt: number;
   lastSeenAt: number;
+  /** When this session last gave the password: at sign-in, or confirming it for a sensitive action. */
+  passwordAt: number;
 }
+
+/**
+ * Sensitive dashboard actions (a key roll, a signing-secret roll, a new webhook endpoint, an
+ * allowed-origin change) need the password given within this long (decision 0204).
+ */
+export const PASSWORD_FRESH_MS = 10 * MINUTE;
 
 export interface SessionStore {
   /** Accounts with this email (any case) that have a password, with their hashes. */
   passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]>;
-  insertSession(session: Session): Promise<void>;
+  passwordOf(accountId: string): Promise<string | undefined>;
+  upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void>;
+  insertSessionAudited(session: Session, audit: AuditEvent): Promise<void>;
   findSession(digest: string): Promise<Session | undefined>;
-  updateSession(digest: string, changes: { lastSeenAt?: number; mode?: Mode }): Promise<void>;
+  updateSession(digest: string, changes: { lastSeenAt?: number; mode?: Mode; passwordAt?: number }): Promise<void>;
   deleteSession(digest: string): Promise<void>;
-  /** Failures since `since` for this email and for this client address; also drops older ones. */
-  countFailures(email: string, clientIp: string, since: number): Promise<{ email: number; clientIp: number }>;
-  recordFailure(email: string, clientIp: string, at: number): Promise<void>;
+  deleteSessionAudited(digest: string, audit: AuditEvent): Promise<void>;
+  /** Every session of the account but `keep`; how many ended. */
+  endSessions(accountId: string, audit: AuditEvent, keep?: string): Promise<number>;
+}
+
+export interface SignInStores {
+  sessions: SessionStore;
+  counters: WindowCounters;
+  audit: AuditStore;
 }
 
 export type SignInResult =
@@ -43,32 +62,54 @@ export type SignInResult =
 const newToken = () => randomBytes(32).toString('base64url');
 
 /**
- * Email + password to a new session. Ten failures in 15 minutes for the email, or from the
- * client address, answer `rate_limited` before the password is even checked; the count lives
- * in the database, so every process sees it.
+ * Email + password to a new session. The attempt first reserves a failure in its windows
+ * (per email and client network, per network, per email: sign-in-limits.ts), atomically, so
+ * racing guesses cannot all be checked; a full window answers `rate_limited` before the
+ * password is checked; a success gives the reservation back. Counts live in the database,
+ * so every process sees them. Each outcome is in the audit trail.
  */
 export async function signIn(
-  store: SessionStore,
+  stores: SignInStores,
   clock: Clock,
   input: { email: string; password: string; clientIp: string },
 ): Promise<SignInResult> {
+  const store = stores.sessions;
   const email = input.email.trim().toLowerCase();
   const now = clock.now();
-  const failures = await store.countFailures(email, input.clientIp, now - SIGN_IN_WINDOW_MS);
-  if (failures.email >= SIGN_IN_MAX_FAILURES || failures.clientIp >= SIGN_IN_MAX_FAILURES) {
-    return { ok: false, reason: 'rate_limited', retryAfterMs: SIGN_IN_WINDOW_MS };
-  }
-  // No password is longer than the maximum: refuse it without paying scrypt for it.
-  const candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
+  const reserved = await reserveSignIn(stores.counters, email, input.clientIp, now);
+  if (!reserved.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: reserved.retryAfterMs };
   let accountId: string | undefined;
-  for (const candidate of candidates) {
-    if (await verifyPassword(input.password, candidate.hash)) accountId ??= candidate.accountId;
+  let matched: string | undefined;
+  let candidates: { accountId: string; hash: string }[] = [];
+  try {
+    // No password is longer than the maximum: refuse it without paying scrypt for it.
+    candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
+    for (const candidate of candidates) {
+      if ((await verifyPassword(input.password, candidate.hash)) && !accountId) {
+        accountId = candidate.accountId;
+        matched = candidate.hash;
+      }
+    }
+    if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
+  } catch (error) {
+    // Not checked (the hashing pool was full, the database failed): not a failure.
+    await reserved.reservation.release();
+    throw error;
   }
-  if (candidates.length === 0) await verifyPassword(input.password.slice(0, PASSWORD_MAX_LENGTH), await decoyHash());
   if (!accountId) {
-    await store.recordFailure(email, input.clientIp, now);
+    const owners = candidates.length > 0 ? candidates : [{ accountId: null }];
+    for (const owner of owners) {
+      const base = { accountId: owner.accountId, actor: 'anonymous', clientIp: input.clientIp } as const;
+      await stores.audit.record(auditEvent(now, { ...base, action: 'dashboard.sign_in_failed', outcome: 'failure' }));
+      // The account is told when its email is locked (issue 25 item 10).
+      if (reserved.reservation.locksEmail && owner.accountId) {
+        await stores.audit.record(auditEvent(now, { ...base, action: 'dashboard.locked', outcome: 'refused' }));
+      }
+    }
     return { ok: false, reason: 'invalid' };
   }
+  await reserved.reservation.release();
+  if (matched && needsRehash(matched)) await rehash(store, accountId, matched, input.password);
   const token = newToken();
   const session: Session = {
     digest: sha256Hex(token),
@@ -77,10 +118,71 @@ export async function signIn(
     mode: 'sandbox',
     createdAt: now,
     lastSeenAt: now,
+    passwordAt: now,
   };
-  await store.insertSession(session);
+  await store.insertSessionAudited(
+    session,
+    auditEvent(now, {
+      accountId,
+      action: 'dashboard.sign_in',
+      actor: actorOfSession(session.digest),
+      clientIp: input.clientIp,
+    }),
+  );
   return { ok: true, token, session };
 }
+
+export type PasswordCheck =
+  | { ok: true }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'rate_limited'; retryAfterMs: number };
+
+/**
+ * A signed-in merchant gives the password again before a sensitive action: counted as a
+ * sign-in attempt (the same reservations), audited; when right, the session is fresh again
+ * for PASSWORD_FRESH_MS.
+ */
+export async function confirmPassword(
+  stores: SignInStores,
+  clock: Clock,
+  input: { session: Session; email: string; password: string; clientIp: string },
+): Promise<PasswordCheck> {
+  const now = clock.now();
+  const { session } = input;
+  const reserved = await reserveSignIn(stores.counters, input.email.trim().toLowerCase(), input.clientIp, now);
+  if (!reserved.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: reserved.retryAfterMs };
+  let right = false;
+  try {
+    const hash = await stores.sessions.passwordOf(session.accountId);
+    right =
+      input.password.length <= PASSWORD_MAX_LENGTH &&
+      hash !== undefined &&
+      (await verifyPassword(input.password, hash));
+  } catch (error) {
+    await reserved.reservation.release();
+    throw error;
+  }
+  const base = { accountId: session.accountId, actor: actorOfSession(session.digest), clientIp: input.clientIp };
+  await stores.audit.record(
+    auditEvent(now, { ...base, action: 'dashboard.password_confirmed', outcome: right ? 'success' : 'failure' }),
+  );
+  if (!right) return { ok: false, reason: 'invalid' };
+  await reserved.reservation.release();
+  await stores.sessions.updateSession(session.digest, { passwordAt: now });
+  return { ok: true };
+}
+
+/** An older hash upgraded to today's parameters; a full hashing pool leaves it for the next sign-in. */
+async function rehash(store: SessionStore, accountId: string, old: string, password: string): Promise<void> {
+  try {
+    await store.upgradePassword(accountId, old, await hashPassword(password));
+  } catch (error) {
+    if (!(error instanceof PasswordHashingBusy)) throw error;
+  }
+}
+
+/** Whether this session gave its password recently enough for a sensitive action. */
+export const passwordIsFresh = (session: Session, now: number) => now - session.passwordAt < PASSWORD_FRESH_MS;
 
 /** The session of a cookie's token and its account, or null when it is unknown, ended or timed out. */
 export async function resumeSession(
@@ -105,8 +207,37 @@ export async function resumeSession(
 }
 
 /** Ends the session in every process: the row is gone, so the cookie is refused everywhere. */
-export async function signOut(store: SessionStore, session: Session): Promise<void> {
-  await store.deleteSession(session.digest);
+export async function signOut(store: SessionStore, clock: Clock, session: Session, clientIp: string): Promise<void> {
+  const now = clock.now();
+  await store.deleteSessionAudited(
+    session.digest,
+    auditEvent(now, {
+      accountId: session.accountId,
+      action: 'dashboard.sign_out',
+      actor: actorOfSession(session.digest),
+      clientIp,
+    }),
+  );
+}
+
+/**
+ * Ends every session of an account (the dashboard's "Sign out everywhere", or
+ * `obolus accounts end-sessions`), in every process, with its audit event.
+ */
+export async function endAllSessions(
+  store: SessionStore,
+  clock: Clock,
+  input: { accountId: string; actor: string; clientIp?: string | null },
+): Promise<number> {
+  return store.endSessions(
+    input.accountId,
+    auditEvent(clock.now(), {
+      accountId: input.accountId,
+      action: 'sessions.ended',
+      actor: input.actor,
+      clientIp: input.clientIp ?? null,
+    }),
+  );
 }
 
 /** The sandbox / live switch: every page of this session shows that mode's data. */

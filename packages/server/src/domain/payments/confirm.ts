@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { crashPoint } from '../../crash-points.ts';
-import { CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
+import { type AccountId, CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
 import { feeFor } from '../../money.ts';
 import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
+import type { ProductStore } from '../products.ts';
 import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { type CardBindingDeps, openBoundCard, refuseReplayed } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
@@ -14,6 +15,8 @@ import type { ProcessorRegistry } from './ports.ts';
 
 export interface ConfirmDeps extends OutcomeDeps, CardBindingDeps {
   processors: ProcessorRegistry;
+  /** The product an intent was made for, checked again at confirm (issue 25 item 8). */
+  products: Pick<ProductStore, 'find'>;
   /** The absolute address an issuer's 3-D Secure page sends the shopper back to, for a challenge token. */
   challengeReturnUrl(challengeToken: string): string;
 }
@@ -64,6 +67,22 @@ export function assertPayable(intent: PaymentIntent, now: number): void {
 }
 
 /**
+ * An intent made for a product (the hosted checkout) is paid only while the product is active
+ * at the same price: a shopper holding an intent made before a price rise or a deactivation
+ * must not pay the old terms (issue 25 item 8). The page makes a new intent on reload.
+ */
+async function assertProductUnchanged(deps: ConfirmDeps, intent: PaymentIntent): Promise<void> {
+  if (!intent.productId) return;
+  const product = await deps.products.find(intent.accountId as AccountId, intent.productId);
+  if (!product?.active || product.amount !== intent.amount || product.currency !== intent.currency) {
+    throw new ApiError(
+      'payment_intent_unexpected_state',
+      'This product changed (its price, or it is no longer sold) since this payment was started. Reload the checkout page.',
+    );
+  }
+}
+
+/**
  * Pays an intent with a card: checks, then a pending attempt written by compare-and-set
  * (so a client_secret pays once however many confirms race) together with the use of the
  * card's ciphertext (so a ciphertext pays once), then the processor call
@@ -80,9 +99,41 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   }
   const now = deps.clock.now();
   assertPayable(intent, now);
-  if (await deps.limiter.isBlocked(input.clientIp)) {
+  await assertProductUnchanged(deps, intent);
+  // The card-testing slot is taken before anything reaches the processor (decision 0200),
+  // and given back when no attempt began.
+  if (!(await deps.limiter.reserve(input.clientIp, now))) {
+    // Slots held by racing confirms of this very intent: say what the intent is now, if that is why.
+    assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
     throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
   }
+  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now).catch(
+    async (error: unknown) => {
+      await deps.limiter.release(input.clientIp, now);
+      throw error;
+    },
+  );
+  crashPoint('after_attempt_recorded');
+  const challengeToken = newChallengeToken();
+  const outcome = await processor
+    .authorize({
+      attemptId: pending.id,
+      intentId: intent.id,
+      returnUrl: deps.challengeReturnUrl(challengeToken),
+      amount: intent.amount,
+      currency: intent.currency,
+      mode: intent.mode,
+      card,
+      descriptor: started.descriptor,
+      capture: started.captureMethod,
+    })
+    .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
+  crashPoint('after_processor_answered');
+  return recordOutcome(deps, started, pending, outcome, challengeToken);
+}
+
+/** Opens the card and writes the pending attempt; throws, having changed nothing, when it cannot. */
+async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, intent: PaymentIntent, now: number) {
   const processor = deps.processors.forMode(intent.mode);
   if (!processor) {
     throw new ApiError(
@@ -112,23 +163,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
     }
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
-  crashPoint('after_attempt_recorded');
-  const challengeToken = newChallengeToken();
-  const outcome = await processor
-    .authorize({
-      attemptId: pending.id,
-      intentId: intent.id,
-      returnUrl: deps.challengeReturnUrl(challengeToken),
-      amount: intent.amount,
-      currency: intent.currency,
-      mode: intent.mode,
-      card,
-      descriptor: started.descriptor,
-      capture: started.captureMethod,
-    })
-    .catch((error: unknown) => ({ kind: 'error' as const, issuer: null, message: processorFailure(error) }));
-  crashPoint('after_processor_answered');
-  return recordOutcome(deps, started, pending, outcome, challengeToken);
+  return { started, pending, card, processor };
 }
 
 function processorFailure(_error: unknown): string {

@@ -10,9 +10,11 @@ export const MAX_FAILURES_PER_IP_PER_MINUTE = 20;
 const SCOPE = 'payment_failures';
 
 /**
- * Counts failed payments per client network (an IPv4 address, an IPv6 /64) per minute, in
- * counters every process shares, so a card tester spread over several processes meets one
- * limit (docs/decisions/0008-card-testing-limits.md, 0071).
+ * Card-testing limit per client network (an IPv4 address, an IPv6 /64) per minute, in
+ * counters every process shares (docs/decisions/0008-card-testing-limits.md, 0071, 0200).
+ * A slot is taken atomically before the processor is called, for every attempt in flight or
+ * failed; a payment that succeeds gives its slot back. So N racing confirms from one network
+ * reach the processor at most `limit` times a minute, whatever the number of processes.
  */
 export class FailureLimiter {
   readonly #counters: WindowCounters;
@@ -25,11 +27,17 @@ export class FailureLimiter {
     this.#limit = limit;
   }
 
-  async isBlocked(ip: string): Promise<boolean> {
-    return (await this.#counters.count(SCOPE, clientNetwork(ip), MINUTE, this.#clock.now())) >= this.#limit;
+  /** Takes a slot for an attempt started at `at` (its createdAt); false when the network's minute is full. */
+  async reserve(ip: string, at: number = this.#clock.now()): Promise<boolean> {
+    return (await this.#counters.reserve(SCOPE, clientNetwork(ip), MINUTE, at, this.#limit)) !== null;
   }
 
-  async record(ip: string): Promise<void> {
-    await this.#counters.increment(SCOPE, clientNetwork(ip), MINUTE, this.#clock.now());
+  /** Gives back the slot of an attempt started at `at` that never failed (succeeded, or never began). */
+  async release(ip: string, at: number): Promise<void> {
+    await this.#counters.release(SCOPE, clientNetwork(ip), at - (at % MINUTE));
+  }
+
+  async isBlocked(ip: string): Promise<boolean> {
+    return (await this.#counters.count(SCOPE, clientNetwork(ip), MINUTE, this.#clock.now())) >= this.#limit;
   }
 }

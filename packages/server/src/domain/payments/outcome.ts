@@ -116,9 +116,14 @@ export async function recordOutcome(
         threeDS: outcome.threeDS,
         disputeAt: outcome.disputeAfterMs === undefined ? null : now + outcome.disputeAfterMs,
       };
-      if (!held) return finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      // The card-testing slot taken at confirm (decision 0200) is given back by the request that
+      // wrote the approval only, so racing answers to one challenge give it back once.
       const window = Math.min(deps.captureWindowMs ?? MAX_CAPTURE_WINDOW_MS, MAX_CAPTURE_WINDOW_MS);
-      return finish(deps, tx, 'requires_capture', 'payment_intent.amount_capturable_updated', now + window);
+      const recorded = held
+        ? await finish(deps, tx, 'requires_capture', 'payment_intent.amount_capturable_updated', now + window)
+        : await finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
+      if (recorded.won && pending.clientIp) await deps.limiter.release(pending.clientIp, pending.createdAt);
+      return recorded;
     }
     case 'declined':
     case 'error': {
@@ -130,11 +135,9 @@ export async function recordOutcome(
         declineMessage: outcome.message,
         threeDS: declined ? outcome.threeDS : base.threeDS,
       };
-      const recorded = await finish(deps, tx, 'failed', 'payment_intent.payment_failed');
-      // Counted by the request that wrote the failure only: racing answers to one challenge,
-      // or sweepers of several processes, would each count it.
-      if (recorded.won && pending.clientIp) await deps.limiter.record(pending.clientIp);
-      return recorded;
+      // Already counted: the slot taken at confirm (decision 0200) stays taken. Counting here
+      // again would count one failure twice, or once per racing challenge answer or sweeper.
+      return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
     }
   }
 }

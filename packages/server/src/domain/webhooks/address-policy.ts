@@ -44,6 +44,8 @@ const IPV6_RANGES: Range[] = [
   v6('::', 128, 'unspecified'),
   v6('::1', 128, LOOPBACK_REASON),
   v6('::', 96, 'IPv4-compatible (deprecated)'),
+  // ::ffff:0:a.b.c.d, SIIT's IPv4-translated form: a translator in the path reaches the IPv4 inside.
+  v6('::ffff:0:0:0', 96, 'IPv4-translated (SIIT)'),
   ...IPV4_RANGES.map((r) => v6(`64:ff9b::${r.subnet}`, 96 + r.prefix, `${r.reason} (via NAT64)`)),
   v6('64:ff9b:1::', 48, 'local NAT64'),
   v6('100::', 64, 'discard-only'),

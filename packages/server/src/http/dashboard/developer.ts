@@ -7,6 +7,7 @@ import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
+import { auditDashboard, requireFreshPassword } from './security.ts';
 import { endpointsSection } from './webhooks.ts';
 
 /** The grace periods a merchant can choose when rolling its secret key, in hours. */
@@ -42,7 +43,7 @@ export function registerDeveloperPages(scope: FastifyInstance, services: Service
     );
     const current = keys.find((k) => k.expiresAt === null);
     const grace = GRACE_CHOICES.map((g) => html`<option value="${g.hours}">${g.label}</option>`);
-    const body = html`${shownOnce}${done === 'endpoint-deleted' ? html`<p class="notice" role="status">Webhook endpoint deleted.</p>` : ''}<p>The API reference is at <a href="/docs">/docs</a>.</p>
+    const body = html`${shownOnce}${done === 'endpoint-deleted' ? html`<p class="notice" role="status">Webhook endpoint deleted.</p>` : ''}<p>The API reference is at <a href="/docs">/docs</a>. Sign-ins, key rolls and other changes of this account: <a href="/dashboard/developer/security">Security history</a>.</p>
 <section class="panel" aria-labelledby="keys"><h2 id="keys">API keys</h2>
 <p>Client key (publishable, for the widget): <code>${signed.account.clientKey}</code></p>
 <p>Secret keys (for your server; shown in full only once):</p><ul>${keyRows}</ul>
@@ -55,6 +56,7 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
 
   postAction(scope, '/developer/roll', async (signed, request) => {
     requireActive(signed);
+    requireFreshPassword(services, signed, '/dashboard/developer');
     // A reload re-sends this form: it must not roll again (and kill the key just shown).
     const keys = await liveSecretKeys(services.repos.accounts, services.clock, signed.account);
     const current = keys.find((k) => k.expiresAt === null);
@@ -67,6 +69,10 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     const hours = GRACE_CHOICES.find((g) => String(g.hours) === field(request, 'grace'))?.hours ?? 0;
     // Through the process's credential cache: the old key is refused here from the next request.
     const rolled = await rollSecretKey(services.credentials, services.clock, signed.account.id, hours);
+    await auditDashboard(services, signed, request, 'secret_key.rolled', {
+      new_key: `sk_…${rolled.secretKey.slice(-4)}`,
+      grace_hours: hours,
+    });
     const until = hours === 0 ? 'has stopped working' : `works until ${when(rolled.previousKeysExpireAt)}`;
     return render(
       signed,
@@ -84,14 +90,18 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
   };
 
   postCreate(scope, services, '/developer/origins', async (signed, request) => {
+    requireFreshPassword(services, signed, '/dashboard/developer');
     const added = field(request, 'origin').trim();
     await editOrigins(signed, (current) => [...current, added]);
+    await auditDashboard(services, signed, request, 'allowed_origins.changed', { added });
     return { result: '/dashboard/developer' };
   });
 
   postAction(scope, '/developer/origins/remove', async (signed, request, reply) => {
+    requireFreshPassword(services, signed, '/dashboard/developer');
     const gone = field(request, 'origin');
     await editOrigins(signed, (current) => current.filter((o) => o !== gone));
+    await auditDashboard(services, signed, request, 'allowed_origins.changed', { removed: gone });
     return seeOther(reply, '/dashboard/developer');
   });
 }

@@ -10,12 +10,14 @@ import { registerCopyScript } from './copy-link.ts';
 import { registerDeveloperPages } from './developer.ts';
 import { errorPage } from './error-page.ts';
 import { registerHome } from './home.ts';
+import { page } from './layout.ts';
 import { html } from './markup.ts';
 import { registerPaymentChanges } from './payment-changes.ts';
 import { registerPaymentPage } from './payment-page.ts';
 import { registerPayments } from './payments.ts';
 import { registerProducts } from './products.ts';
 import { registerSearch } from './search.ts';
+import { confirmPasswordForm, PasswordNeeded, registerSecurityPages } from './security.ts';
 import { registerSignIn } from './sign-in.ts';
 import { DASHBOARD_STYLE_HASH } from './style.ts';
 import { registerWebhookPages } from './webhooks.ts';
@@ -86,6 +88,7 @@ export async function registerDashboard(app: FastifyInstance, services: Services
       registerDeveloperPages(scope, services);
       registerWebhookPages(scope, services);
       registerSearch(scope, services);
+      registerSecurityPages(scope, services);
     },
     { prefix: '/dashboard' },
   );
@@ -108,6 +111,18 @@ function sameOrigin(request: FastifyRequest, appUrl: string): boolean {
 function renderError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   let status = 500;
   let message = 'Something went wrong on our side. Try again; if it keeps happening, look at the server log.';
+  if (error instanceof PasswordNeeded && request.dashboard) {
+    return reply
+      .code(403)
+      .type('text/html; charset=utf-8')
+      .send(
+        page(request.dashboard, {
+          title: 'Confirm your password',
+          section: '',
+          body: confirmPasswordForm(request.dashboard, error.back),
+        }),
+      );
+  }
   if (error instanceof Refusal) {
     status = error.status;
     message = error.message;

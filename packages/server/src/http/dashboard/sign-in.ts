@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MINUTE } from '../../clock.ts';
+import { PasswordHashingBusy } from '../../crypto/password-hash-pool.ts';
+import { clientNetwork } from '../../domain/client-network.ts';
 import { SESSION_ABSOLUTE_MS, signIn, signOut, switchMode } from '../../domain/dashboard/sessions.ts';
 import type { Services } from '../services.ts';
 import { field, SESSION_COOKIE, seeOther, THEME_COOKIE, type Theme } from './context.ts';
@@ -23,6 +26,10 @@ ${message ? html`<p class="notice error" role="alert">${message}</p>` : ''}
 
 const GENERIC_REFUSAL = 'That email and password do not match an account.';
 
+/** The session cookie: `value` '' with 0 ends it in the browser. */
+export const sessionCookie = (services: Services, value: string, maxAgeSeconds: number) =>
+  cookie(services, SESSION_COOKIE, value, maxAgeSeconds);
+
 function cookie(services: Services, name: string, value: string, maxAgeSeconds: number): string {
   const secure = services.config.appUrl.startsWith('https:') ? '; Secure' : '';
   return `${name}=${value}; Path=/dashboard; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
@@ -31,12 +38,35 @@ function cookie(services: Services, name: string, value: string, maxAgeSeconds: 
 export function registerSignIn(scope: FastifyInstance, services: Services): void {
   scope.post('/sign-in', async (request: FastifyRequest, reply: FastifyReply) => {
     const email = field(request, 'email').slice(0, 254);
-    const result = await signIn(services.repos.dashboard, services.clock, {
-      email,
-      password: field(request, 'password'),
-      clientIp: request.ip,
-    });
     reply.type('text/html; charset=utf-8');
+    // Per client network, before anything else (decision 0202): a flood costs one counter write a request.
+    const limit = services.config.signInRateLimit;
+    const now = services.clock.now();
+    if (
+      limit > 0 &&
+      (await services.repos.rateCounters.reserve('sign_in_requests', clientNetwork(request.ip), MINUTE, now, limit)) ===
+        null
+    ) {
+      return reply
+        .code(429)
+        .header('Retry-After', String(Math.ceil((MINUTE - (now % MINUTE)) / 1000)))
+        .send(signInPage(request.theme, 'Too many sign-ins from your network. Try again in a minute.', email));
+    }
+    const result = await signIn(
+      { sessions: services.repos.dashboard, counters: services.repos.rateCounters, audit: services.repos.audit },
+      services.clock,
+      { email, password: field(request, 'password'), clientIp: request.ip },
+    ).catch((error: unknown) => {
+      if (error instanceof PasswordHashingBusy) return null;
+      throw error;
+    });
+    if (result === null) {
+      // Every password-hashing thread busy and its queue full: nothing was checked or counted.
+      return reply
+        .code(503)
+        .header('Retry-After', '1')
+        .send(signInPage(request.theme, 'Signing in is busy right now. Try again in a moment.', email));
+    }
     if (!result.ok && result.reason === 'rate_limited') {
       const minutes = Math.ceil(result.retryAfterMs / 60_000);
       return reply
@@ -49,8 +79,8 @@ export function registerSignIn(scope: FastifyInstance, services: Services): void
     return seeOther(reply, '/dashboard');
   });
 
-  postAction(scope, '/sign-out', async (signed, _request, reply) => {
-    await signOut(services.repos.dashboard, signed.session);
+  postAction(scope, '/sign-out', async (signed, request, reply) => {
+    await signOut(services.repos.dashboard, services.clock, signed.session, request.ip);
     reply.header('Set-Cookie', cookie(services, SESSION_COOKIE, '', 0));
     return seeOther(reply, '/dashboard');
   });

@@ -21,6 +21,7 @@ import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
+import { auditDashboard, requireFreshPassword } from './security.ts';
 
 type Id = { id: string };
 
@@ -99,6 +100,7 @@ ${postForm(signed, `/dashboard/developer/webhooks/${id}/roll`, html`<input type=
 export function registerWebhookPages(scope: FastifyInstance, services: Services): void {
   const policy = webhookPolicy(services.config);
   postCreate(scope, services, '/developer/webhooks', async (signed, request) => {
+    requireFreshPassword(services, signed, '/dashboard/developer');
     const description = field(request, 'description').trim().slice(0, 100);
     const endpoint = await createWebhookEndpoint(
       services.repos.webhookEndpoints,
@@ -112,6 +114,10 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
         ...(description ? { description } : {}),
       },
     );
+    await auditDashboard(services, signed, request, 'webhook_endpoint.created', {
+      endpoint: endpoint.id,
+      url: endpoint.url,
+    });
     // The secret is in this answer only; a repeat of the form is sent to the endpoint's page.
     return {
       result: `/dashboard/developer/webhooks/${endpoint.id}`,
@@ -156,11 +162,14 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
     if (field(request, 'confirm') !== 'yes') {
       throw new Refusal(400, 'Tick "Delete for good" to delete the endpoint.');
     }
+    requireFreshPassword(services, signed, `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}`);
     await deleteWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
+    await auditDashboard(services, signed, request, 'webhook_endpoint.deleted', { endpoint: request.params.id });
     return seeOther(reply, '/dashboard/developer?done=endpoint-deleted');
   });
 
   postAction<Id>(scope, '/developer/webhooks/:id/roll', async (signed, request) => {
+    requireFreshPassword(services, signed, `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}`);
     const hours = field(request, 'grace') === '24' ? 24 : 0;
     // A reload re-sends this form: it must not roll again (and end the secret just shown).
     const current = await retrieveWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
@@ -177,6 +186,10 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
       request.params.id,
       hours,
     );
+    await auditDashboard(services, signed, request, 'webhook_secret.rolled', {
+      endpoint: endpoint.id,
+      grace_hours: hours,
+    });
     return endpointPage(services, signed, endpoint.id, secretOnce(endpoint));
   });
 }

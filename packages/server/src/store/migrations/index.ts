@@ -15,6 +15,7 @@ import * as m0050 from './0050-dashboard-payments-and-form-uses.ts';
 import * as m0080 from './0080-idempotency-keys-on-writes.ts';
 import * as m0090 from './0090-unsent-refunds-index.ts';
 import * as m0100 from './0100-acquirer-follow-ups.ts';
+import * as m0110 from './0110-sessions-and-audit-trail.ts';
 import * as m0140 from './0140-cancel-and-manual-capture.ts';
 import * as m0141 from './0141-captured-part-of-an-authorization.ts';
 import * as m0142 from './0142-refunds-as-objects.ts';
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0080-idempotency-keys-on-writes': m0080,
   '0090-unsent-refunds-index': m0090,
   '0100-acquirer-follow-ups': m0100,
+  '0110-sessions-and-audit-trail': m0110,
   '0140-cancel-and-manual-capture': m0140,
   '0141-captured-part-of-an-authorization': m0141,
   '0142-refunds-as-objects': m0142,

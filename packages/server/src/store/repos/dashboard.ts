@@ -1,8 +1,9 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { AuditEvent } from '../../domain/audit.ts';
 import type { PasswordStore } from '../../domain/dashboard/passwords.ts';
 import type { Session, SessionStore } from '../../domain/dashboard/sessions.ts';
-import { randomBase62 } from '../../ids.ts';
 import type { DashboardSessionsTable, Database } from '../schema.ts';
+import { insertAuditEvent } from './audit.ts';
 
 const toSession = (row: Selectable<DashboardSessionsTable>): Session => ({
   digest: row.digest,
@@ -11,6 +12,17 @@ const toSession = (row: Selectable<DashboardSessionsTable>): Session => ({
   mode: row.mode,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
+  passwordAt: row.password_at ?? row.created_at,
+});
+
+const sessionRow = (session: Session) => ({
+  digest: session.digest,
+  account_id: session.accountId,
+  csrf_token: session.csrfToken,
+  mode: session.mode,
+  created_at: session.createdAt,
+  last_seen_at: session.lastSeenAt,
+  password_at: session.passwordAt,
 });
 
 /** Dashboard passwords, sessions (by digest) and the failed sign-ins the rate limit counts. */
@@ -20,15 +32,74 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     this.#db = db;
   }
 
-  async setPassword(accountId: string, hash: string, now: number): Promise<boolean> {
-    const account = await this.#db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-    if (!account) return false;
+  /** The password, every session of the account ended, and the audit events: one transaction. */
+  async setPassword(accountId: string, hash: string, now: number, audit: AuditEvent[] = []): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+      if (!account) return false;
+      await trx
+        .insertInto('dashboard_passwords')
+        .values({ account_id: accountId, hash, updated_at: now })
+        .onConflict((oc) => oc.column('account_id').doUpdateSet({ hash, updated_at: now }))
+        .execute();
+      const ended = await trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).executeTakeFirst();
+      for (const event of audit) {
+        await insertAuditEvent(trx, {
+          ...event,
+          detail: {
+            ...event.detail,
+            ...(event.action === 'sessions.ended' ? { sessions: Number(ended.numDeletedRows) } : {}),
+          },
+        });
+      }
+      return true;
+    });
+  }
+
+  /** Ends every session of the account (all but `keep`), with its audit event in the same transaction. */
+  async endSessions(accountId: string, audit: AuditEvent, keep?: string): Promise<number> {
+    return this.#db.transaction().execute(async (trx) => {
+      let query = trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId);
+      if (keep) query = query.where('digest', '!=', keep);
+      const ended = Number((await query.executeTakeFirst()).numDeletedRows);
+      await insertAuditEvent(trx, { ...audit, detail: { ...audit.detail, sessions: ended } });
+      return ended;
+    });
+  }
+
+  async upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void> {
     await this.#db
-      .insertInto('dashboard_passwords')
-      .values({ account_id: accountId, hash, updated_at: now })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ hash, updated_at: now }))
+      .updateTable('dashboard_passwords')
+      .set({ hash: newHash })
+      .where('account_id', '=', accountId)
+      .where('hash', '=', oldHash)
       .execute();
-    return true;
+  }
+
+  /** The hash of an account's password, for a signed-in merchant confirming it. */
+  async passwordOf(accountId: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('dashboard_passwords')
+      .select('hash')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row?.hash;
+  }
+
+  /** A session and its audit event (a sign-in) in one transaction. */
+  async insertSessionAudited(session: Session, audit: AuditEvent): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.insertInto('dashboard_sessions').values(sessionRow(session)).execute();
+      await insertAuditEvent(trx, audit);
+    });
+  }
+
+  /** A sign-out and its audit event in one transaction. */
+  async deleteSessionAudited(digest: string, audit: AuditEvent): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('dashboard_sessions').where('digest', '=', digest).execute();
+      await insertAuditEvent(trx, audit);
+    });
   }
 
   async passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]> {
@@ -44,17 +115,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
   }
 
   async insertSession(session: Session): Promise<void> {
-    await this.#db
-      .insertInto('dashboard_sessions')
-      .values({
-        digest: session.digest,
-        account_id: session.accountId,
-        csrf_token: session.csrfToken,
-        mode: session.mode,
-        created_at: session.createdAt,
-        last_seen_at: session.lastSeenAt,
-      })
-      .execute();
+    await this.#db.insertInto('dashboard_sessions').values(sessionRow(session)).execute();
   }
 
   async findSession(digest: string): Promise<Session | undefined> {
@@ -66,12 +127,16 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     return row && toSession(row);
   }
 
-  async updateSession(digest: string, changes: { lastSeenAt?: number; mode?: 'live' | 'sandbox' }): Promise<void> {
+  async updateSession(
+    digest: string,
+    changes: { lastSeenAt?: number; mode?: 'live' | 'sandbox'; passwordAt?: number },
+  ): Promise<void> {
     await this.#db
       .updateTable('dashboard_sessions')
       .set({
         ...(changes.lastSeenAt !== undefined ? { last_seen_at: changes.lastSeenAt } : {}),
         ...(changes.mode !== undefined ? { mode: changes.mode } : {}),
+        ...(changes.passwordAt !== undefined ? { password_at: changes.passwordAt } : {}),
       })
       .where('digest', '=', digest)
       .execute();
@@ -79,26 +144,5 @@ export class DashboardRepository implements PasswordStore, SessionStore {
 
   async deleteSession(digest: string): Promise<void> {
     await this.#db.deleteFrom('dashboard_sessions').where('digest', '=', digest).execute();
-  }
-
-  async countFailures(email: string, clientIp: string, since: number): Promise<{ email: number; clientIp: number }> {
-    await this.#db.deleteFrom('sign_in_failures').where('failed_at', '<', since).execute();
-    const count = async (column: 'email' | 'client_ip', value: string) => {
-      const row = await this.#db
-        .selectFrom('sign_in_failures')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where(column, '=', value)
-        .where('failed_at', '>=', since)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    };
-    return { email: await count('email', email), clientIp: await count('client_ip', clientIp) };
-  }
-
-  async recordFailure(email: string, clientIp: string, at: number): Promise<void> {
-    await this.#db
-      .insertInto('sign_in_failures')
-      .values({ id: randomBase62(24), email, client_ip: clientIp, failed_at: at })
-      .execute();
   }
 }

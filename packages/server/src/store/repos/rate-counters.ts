@@ -28,6 +28,42 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
     return Number(row.count);
   }
 
+  async reserve(
+    scope: string,
+    subject: string,
+    windowMs: number,
+    now: number,
+    limit: number,
+  ): Promise<{ windowStart: number; count: number } | null> {
+    if (limit <= 0) return null;
+    const windowStart = now - (now % windowMs);
+    // The conflict's update runs only under the limit: a full window returns no row, and two
+    // racing reservations are ordered by the row lock (PostgreSQL) or the one writer (SQLite).
+    const row = await this.#db
+      .insertInto('rate_counters')
+      .values({ scope, subject, window_start: windowStart, count: 1, expires_at: windowStart + windowMs })
+      .onConflict((oc) =>
+        oc
+          .columns(['scope', 'subject', 'window_start'])
+          .doUpdateSet({ count: sql`rate_counters.count + 1` })
+          .where('rate_counters.count', '<', limit),
+      )
+      .returning('count')
+      .executeTakeFirst();
+    return row ? { windowStart, count: Number(row.count) } : null;
+  }
+
+  async release(scope: string, subject: string, windowStart: number): Promise<void> {
+    await this.#db
+      .updateTable('rate_counters')
+      .set({ count: sql`count - 1` })
+      .where('scope', '=', scope)
+      .where('subject', '=', subject)
+      .where('window_start', '=', windowStart)
+      .where('count', '>', 0)
+      .execute();
+  }
+
   async count(scope: string, subject: string, windowMs: number, now: number): Promise<number> {
     const row = await this.#db
       .selectFrom('rate_counters')

@@ -27,7 +27,20 @@ export interface TransportOptions {
   timeoutMs?: number;
   /** Extra trusted certificate authorities (tests; operators use NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer;
+  /**
+   * Whether the answer of a receiver at this address may be kept (its first 1 KB, a redirect's
+   * Location): only a public address's. Tests, whose receivers are all on loopback, say which.
+   */
+  keepsAnswerOf?: (address: string) => boolean;
 }
+
+/**
+ * A loopback or private receiver is a service of the operator's network, not the merchant's:
+ * what it answers is never stored nor shown (issue 25 item 4), or an endpoint on
+ * 127.0.0.1:<port> would read local services through GET /webhook-endpoints/{id}/attempts.
+ */
+export const isPublicReceiver = (address: string): boolean =>
+  forbiddenReason(address.replace(/^::ffff:(?=\d+\.)/i, ''), false) === null;
 
 export const SEND_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_BYTES = 1024;
@@ -86,8 +99,10 @@ export class HttpWebhookSender implements WebhookSender {
   readonly #timeoutMs: number;
   readonly #ca: string | Buffer | undefined;
   readonly #blockList: BlockList;
+  readonly #keepsAnswerOf: (address: string) => boolean;
 
   constructor(options: TransportOptions) {
+    this.#keepsAnswerOf = options.keepsAnswerOf ?? isPublicReceiver;
     this.#allowLoopback = options.allowLoopback;
     this.#resolve = options.resolve ?? systemResolver;
     this.#timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS;
@@ -164,7 +179,7 @@ export class HttpWebhookSender implements WebhookSender {
         createConnection,
         agent: undefined,
       },
-      (response) => readHead(response, once),
+      (response) => readHead(response, this.#keepsAnswerOf(response.socket?.remoteAddress ?? ''), once),
     );
     request.on('error', (error) =>
       once({ statusCode: null, responseBody: null, error: describe(error, this.#timeoutMs) }),
@@ -174,16 +189,22 @@ export class HttpWebhookSender implements WebhookSender {
   }
 }
 
-/** Keeps the first 1 KB of the body and hangs up: a receiver cannot make us read megabytes. */
-function readHead(response: IncomingMessage, finish: (result: Omit<SendResult, 'latencyMs'>) => void): void {
+/**
+ * Keeps the first 1 KB of the body and hangs up: a receiver cannot make us read megabytes.
+ * `keep` false (a loopback or private receiver): the status only, neither body nor Location.
+ */
+function readHead(
+  response: IncomingMessage,
+  keep: boolean,
+  finish: (result: Omit<SendResult, 'latencyMs'>) => void,
+): void {
   const status = response.statusCode ?? 0;
   const chunks: Buffer[] = [];
   let size = 0;
   const done = () => {
-    const responseBody = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
-    const location = response.headers.location;
-    const error =
-      status >= 300 && status < 400 ? `redirects are not followed (Location: ${String(location ?? '')})` : null;
+    const responseBody = keep ? Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8') : null;
+    const location = keep ? ` (Location: ${String(response.headers.location ?? '')})` : '';
+    const error = status >= 300 && status < 400 ? `redirects are not followed${location}` : null;
     finish({ statusCode: status, responseBody, error });
     response.destroy();
   };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { webhookPolicy } from '../../../config.ts';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
+import { auditApi } from '../../api-audit.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
@@ -39,6 +40,7 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Se
         request.body,
       );
       replayWithout(request, toWebhookEndpointOut(endpoint));
+      await auditApi(services, request, 'webhook_endpoint.created', { endpoint: endpoint.id, url: endpoint.url });
       return withSecret(endpoint);
     },
   );

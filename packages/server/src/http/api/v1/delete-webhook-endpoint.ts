@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { deleteWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
+import { auditApi } from '../../api-audit.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
@@ -18,6 +19,7 @@ export function registerDeleteWebhookEndpoint(app: FastifyInstance, services: Se
     { schema: { params: EndpointParams, response: { 200: DeletedOut } } },
     async (request) => {
       await deleteWebhookEndpoint(services.repos.webhookEndpoints, accountOf(request), request.params.id);
+      await auditApi(services, request, 'webhook_endpoint.deleted', { endpoint: request.params.id });
       return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
     },
   );

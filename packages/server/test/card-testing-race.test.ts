@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, MINUTE } from '../src/clock.ts';
+import { MAX_FAILURES_PER_IP_PER_MINUTE } from '../src/domain/payments/failure-limiter.ts';
+import { ENGINES } from './support/engines.ts';
+import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
+
+/**
+ * Issue 25 item 3: the card-testing cap (20 failures a minute per client network) was
+ * check-then-act, so 40 declined confirms sent at once all reached the processor. A slot is
+ * now taken atomically before the processor is called (decision 0200).
+ */
+describe.each(ENGINES)('card-testing slots taken before the processor (%s)', (engine) => {
+  let t: TestServer;
+  let other: SecondProcess;
+  withSecondProcess(engine, (server, second) => {
+    t = server;
+    other = second;
+  });
+
+  /** `n` confirms of their own intents, ready to send: half to each process. */
+  async function prepared(n: number, number: string) {
+    const shop = await t.newAccount();
+    return Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const intent = await createIntent(t, shop.secretKey);
+        const jwe = await encryptCard(t, intent.client_secret, card(number));
+        const url = i % 2 === 0 ? t.url : other.url;
+        const body = JSON.stringify({
+          pk: shop.clientKey,
+          client_secret: intent.client_secret,
+          mode: 'sandbox',
+          card: jwe,
+        });
+        return () =>
+          fetch(`${url}/embed/v1/confirm`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          }).then(async (res) => ({
+            status: res.status,
+            json: (await res.json()) as { status?: string; error?: { code: string } },
+          }));
+      }),
+    );
+  }
+
+  /** Fires every request at once; the number of minute windows the burst touched, and the answers. */
+  async function burst(sends: (() => ReturnType<Awaited<ReturnType<typeof prepared>>[number]>)[]) {
+    const first = Math.floor(Date.now() / MINUTE);
+    const answers = await Promise.all(sends.map((send) => send()));
+    const windows = Math.floor(Date.now() / MINUTE) - first + 1;
+    return { answers, windows };
+  }
+
+  it('40 declined confirms at once over two processes: at most 20 a minute reach the processor', async () => {
+    const { answers, windows } = await burst(await prepared(40, '4000000000000002'));
+    const declined = answers.filter((a) => a.json.status === 'failed').length;
+    const refused = answers.filter((a) => a.status === 429 && a.json.error?.code === 'rate_limited').length;
+    expect(declined + refused).toBe(40);
+    // A burst that crossed a minute boundary may use two windows' worth, never more.
+    if (windows === 1) expect(declined).toBe(MAX_FAILURES_PER_IP_PER_MINUTE);
+    else expect(declined).toBeLessThanOrEqual(windows * MAX_FAILURES_PER_IP_PER_MINUTE);
+  }, 60_000);
+});
+
+describe.each(ENGINES)('card-testing slots given back (%s)', (engine) => {
+  let t: TestServer;
+  const clock = new ManualClock(Date.UTC(2026, 10, 5, 12));
+  beforeAll(async () => {
+    t = await startTestServer(engine, { clock });
+  });
+  afterAll(() => t.close());
+
+  it('a payment that succeeds, or a confirm refused before any attempt, gives its slot back', async () => {
+    const shop = await t.newAccount();
+    for (let i = 0; i < MAX_FAILURES_PER_IP_PER_MINUTE + 5; i++) {
+      const intent = await createIntent(t, shop.secretKey);
+      expect((await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'))).json.status).toBe(
+        'succeeded',
+      );
+      // An expired card is refused before any attempt: nothing counted.
+      const other = await createIntent(t, shop.secretKey);
+      const expired = await confirm(
+        t,
+        shop.clientKey,
+        other.client_secret,
+        card('4242424242424242', { exp_year: 2020 }),
+      );
+      expect(expired.status).toBe(400);
+    }
+    for (let i = 0; i < MAX_FAILURES_PER_IP_PER_MINUTE; i++) {
+      const intent = await createIntent(t, shop.secretKey);
+      expect((await confirm(t, shop.clientKey, intent.client_secret, card('4000000000000002'))).json.status).toBe(
+        'failed',
+      );
+    }
+    const intent = await createIntent(t, shop.secretKey);
+    const refused = await confirm(t, shop.clientKey, intent.client_secret, card('4000000000000002'));
+    expect(refused.status).toBe(429);
+    clock.advance(MINUTE);
+    expect((await confirm(t, shop.clientKey, intent.client_secret, card('4000000000000002'))).json.status).toBe(
+      'failed',
+    );
+  }, 60_000);
+});
