@@ -107,7 +107,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByRole('button', { name: /Add endpoint/ }).click();
     await expect.poll(() => page.locator('code.secret').textContent()).toMatch(/^whsec_/);
-    expect(await page.getByRole('button', { name: 'Copy secret of signing secret' }).count()).toBe(1);
+    // The button is the page's script's, added once it ran: wait for it.
+    await expect.poll(() => page.getByRole('button', { name: 'Copy secret of signing secret' }).count()).toBe(1);
     // Sandbox data is marked as such on every page.
     expect(await page.getByRole('note').textContent()).toMatch(/^Sandbox: test data.*No money moves\.$/);
 
@@ -227,7 +228,8 @@ describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
     await page.getByRole('button', { name: 'Roll secret key' }).click();
     const newKey = (await page.locator('code.secret').textContent()) ?? '';
     expect(newKey).toMatch(/^sk_/);
-    expect(await page.getByRole('button', { name: 'Copy key of new secret key' }).count()).toBe(1);
+    // The button is the page's script's, added once it ran: wait for it.
+    await expect.poll(() => page.getByRole('button', { name: 'Copy key of new secret key' }).count()).toBe(1);
     expect((await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey })).status).toBe(401);
     expect((await t.call('GET', '/api/v1/payment-intents', { key: newKey })).status).toBe(200);
     // A reload sends the form again: refused, the new key stays the one shown.
