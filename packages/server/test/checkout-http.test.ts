@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY, HOUR, ManualClock, MINUTE } from '../src/clock.ts';
+import { HOUR, ManualClock, MINUTE } from '../src/clock.ts';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
@@ -269,10 +269,19 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
       expect((await session(product.id)).json).not.toHaveProperty('receipt');
     });
 
-    it('reuses an intent until an hour before its 7-day end, not from then on', async () => {
+    it('makes an intent that lives as long as the checkout session: an hour, not 7 days as the API does', async () => {
       const product = await createProduct();
       const first = await session(product.id);
-      clock.advance(7 * DAY - HOUR - 1);
+      const intent = await t.call('GET', `/api/v1/payment-intents/${first.json.payment_intent}`, {
+        key: shop.secretKey,
+      });
+      expect(intent.json.expires_at - intent.json.created).toBe(HOUR / 1000);
+    });
+
+    it('reuses an intent until ten minutes before its one-hour end, not from then on', async () => {
+      const product = await createProduct();
+      const first = await session(product.id);
+      clock.advance(HOUR - 10 * MINUTE - 1);
       expect((await session(product.id, cookieOf(first))).json).toEqual(first.json);
       clock.advance(1);
       expect((await session(product.id, cookieOf(first))).json.payment_intent).not.toBe(first.json.payment_intent);

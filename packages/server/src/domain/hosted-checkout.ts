@@ -16,8 +16,14 @@ import { type Product, type ProductStore, productForCheckout } from './products.
  */
 
 export const HOSTED_SESSION_TTL_MS = HOUR;
-/** An intent this close to its 7-day end is not handed out again: the shopper could not finish. */
-const MIN_REMAINING_MS = HOUR;
+/**
+ * A hosted intent lives as long as the checkout session that made it, not the API's 7 days:
+ * terms shown to a shopper (the product's price) must not stay payable for a week after the
+ * merchant changed them (issue 25 item 8, decision 0207).
+ */
+export const HOSTED_INTENT_LIFETIME_MS = HOSTED_SESSION_TTL_MS;
+/** An intent this close to its end is not handed out again: the shopper could not finish. */
+const MIN_REMAINING_MS = 10 * MINUTE;
 
 /**
  * New intents the hosted checkout makes for one client address per fixed window: the page
@@ -80,6 +86,7 @@ export async function startHostedCheckout(
       mode: product.mode,
       ...(product.description ? { description: product.description } : {}),
       productId: product.id,
+      lifetimeMs: HOSTED_INTENT_LIFETIME_MS,
     },
     deps.processors,
   );

@@ -74,6 +74,8 @@ export interface CreateIntentIn {
   capture_method?: CaptureMethod;
   /** Set only by the hosted checkout page (never by the merchant API's schema). */
   productId?: string;
+  /** How long the intent can be paid; the API's 7 days unless the hosted checkout page says less. */
+  lifetimeMs?: number;
 }
 
 /** GET /payment-intents filters (decision 0244); created bounds in inclusive milliseconds. */
@@ -154,7 +156,7 @@ export async function createPaymentIntent(
     productId: input.productId ?? null,
     createdAt: now,
     updatedAt: now,
-    expiresAt: now + INTENT_LIFETIME_MS,
+    expiresAt: now + Math.min(input.lifetimeMs ?? INTENT_LIFETIME_MS, INTENT_LIFETIME_MS),
     lastTransactionId: null,
     failedAttempts: 0,
     captureMethod: input.capture_method ?? 'automatic',
