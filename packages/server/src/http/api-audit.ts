@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type AuditAction, actorOfKey, auditEvent } from '../domain/audit.ts';
+import { type AuditAction, type AuditBy, actorOfKey, auditEvent } from '../domain/audit.ts';
 import { accountOf } from './plugins/secret-key-auth.ts';
 import type { Services } from './services.ts';
 
@@ -7,6 +7,11 @@ import type { Services } from './services.ts';
 function keyActor(request: FastifyRequest): string {
   const token = /^Bearer\s+(sk_\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   return token ? actorOfKey(token.slice(-4)) : 'key';
+}
+
+/** The secret key of a request as the actor of an action that writes its own audit event. */
+export function apiAuditBy(request: FastifyRequest): AuditBy {
+  return { actor: keyActor(request), clientIp: request.ip };
 }
 
 /** An action of the merchant API in the audit trail (after it committed; decision 0205). */

@@ -7,7 +7,7 @@ import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
-import { auditDashboard, requireFreshPassword } from './security.ts';
+import { auditDashboard, dashboardAuditBy, requireFreshPassword } from './security.ts';
 import { endpointsSection } from './webhooks.ts';
 
 /** The grace periods a merchant can choose when rolling its secret key, in hours. */
@@ -68,11 +68,14 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     }
     const hours = GRACE_CHOICES.find((g) => String(g.hours) === field(request, 'grace'))?.hours ?? 0;
     // Through the process's credential cache: the old key is refused here from the next request.
-    const rolled = await rollSecretKey(services.credentials, services.clock, signed.account.id, hours);
-    await auditDashboard(services, signed, request, 'secret_key.rolled', {
-      new_key: `sk_…${rolled.secretKey.slice(-4)}`,
-      grace_hours: hours,
-    });
+    // Its audit event is written in the key's own transaction (decision 0205).
+    const rolled = await rollSecretKey(
+      services.credentials,
+      services.clock,
+      signed.account.id,
+      hours,
+      dashboardAuditBy(signed, request),
+    );
     const until = hours === 0 ? 'has stopped working' : `works until ${when(rolled.previousKeysExpireAt)}`;
     return render(
       signed,
