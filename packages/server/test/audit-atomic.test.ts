@@ -102,4 +102,29 @@ describe.each(ENGINES)('audit events commit with their action (%s)', (engine) =>
       detail: { transaction: id, refund: done.json.id, amount: 2000 },
     });
   });
+
+  it('webhook endpoints: created and deleted with one audit row each, or not at all', async () => {
+    const endpoints = async () =>
+      (await t.call('GET', '/api/v1/webhook-endpoints', { key: shop.secretKey })).json.data as { id: string }[];
+    const create = () =>
+      t.call('POST', '/api/v1/webhook-endpoints', {
+        key: shop.secretKey,
+        body: { url: 'https://shop.example/hooks', enabled_events: ['*'] },
+      });
+    await refuseAuditRows();
+    expect((await create()).status).toBeGreaterThanOrEqual(500);
+    expect(await endpoints()).toEqual([]);
+    await sql`drop trigger if exists refuse_audit${sql.raw(engine === 'sqlite' ? '' : ' on audit_events')}`.execute(
+      t.server.services.database.db,
+    );
+    const made = await create();
+    expect(made.status).toBe(200);
+    await refuseAuditRows();
+    expect(
+      (await t.call('DELETE', `/api/v1/webhook-endpoints/${made.json.id}`, { key: shop.secretKey })).status,
+    ).toBeGreaterThanOrEqual(500);
+    expect(await endpoints()).toHaveLength(1);
+    expect(await trailOf('webhook_endpoint.created')).toHaveLength(1);
+    expect(await trailOf('webhook_endpoint.deleted')).toEqual([]);
+  });
 });
