@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { rollSecretKey } from '../src/domain/accounts.ts';
+import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
 import { CLI_ACTOR } from '../src/domain/audit.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
@@ -126,5 +127,23 @@ describe.each(ENGINES)('audit events commit with their action (%s)', (engine) =>
     expect(await endpoints()).toHaveLength(1);
     expect(await trailOf('webhook_endpoint.created')).toHaveLength(1);
     expect(await trailOf('webhook_endpoint.deleted')).toEqual([]);
+  });
+
+  it('allowed origins: changed with one audit row, or not at all', async () => {
+    const { repos, clock: now } = t.server.services;
+    const set = (origins: string[]) =>
+      setAllowedOrigins(repos.allowedOrigins, shop.id, origins, { by: { actor: CLI_ACTOR }, now: now.now() });
+    await refuseAuditRows();
+    await expect(set(['https://shop.example'])).rejects.toThrow(/audit refused/);
+    expect((await repos.accounts.find(shop.id))?.allowedOrigins).toEqual([]);
+    expect(await trailOf('allowed_origins.changed')).toEqual([]);
+    await sql`drop trigger if exists refuse_audit${sql.raw(engine === 'sqlite' ? '' : ' on audit_events')}`.execute(
+      t.server.services.database.db,
+    );
+    await set(['https://shop.example']);
+    expect((await repos.accounts.find(shop.id))?.allowedOrigins).toEqual(['https://shop.example']);
+    const trail = await trailOf('allowed_origins.changed');
+    expect(trail).toHaveLength(1);
+    expect(trail[0]?.detail).toEqual({ origins: 'https://shop.example' });
   });
 });
