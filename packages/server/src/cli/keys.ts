@@ -24,16 +24,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--json', 'print one JSON object and nothing else')
     .action(async (accountId: string, options: { grace: number; json?: boolean }) => {
       const rolled = await withServices(async (s) => {
-        const made = await rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace);
-        await s.repos.audit.record(
-          auditEvent(s.clock.now(), {
-            accountId,
-            action: 'secret_key.rolled',
-            actor: CLI_ACTOR,
-            detail: { new_key: `sk_…${made.secretKey.slice(-4)}`, grace_hours: options.grace },
-          }),
-        );
-        return made;
+        return rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace, { actor: CLI_ACTOR });
       });
       const out = {
         account_id: rolled.account.id,

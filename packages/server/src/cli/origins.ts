@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { allowedOrigins, setAllowedOrigins } from '../domain/allowed-origins.ts';
-import { auditEvent, CLI_ACTOR } from '../domain/audit.ts';
+import { CLI_ACTOR } from '../domain/audit.ts';
 import { ApiError } from '../domain/errors.ts';
 import { printJson, withServices } from './context.ts';
 
@@ -30,16 +30,8 @@ export function registerOriginCommands(program: Command): void {
     .description('Replace the allowed origins, e.g. https://shop.example https://www.shop.example (none: clear).')
     .action(async (id: string, list: string[]) => {
       const saved = await withServices(async (s) => {
-        const set = await setAllowedOrigins(s.repos.allowedOrigins, id, list);
-        await s.repos.audit.record(
-          auditEvent(s.clock.now(), {
-            accountId: id,
-            action: 'allowed_origins.changed',
-            actor: CLI_ACTOR,
-            detail: { origins: set.join(' ') || '(any)' },
-          }),
-        );
-        return set;
+        // Its audit event commits with the list (decision 0205).
+        return setAllowedOrigins(s.repos.allowedOrigins, id, list, { by: { actor: CLI_ACTOR }, now: s.clock.now() });
       });
       console.log(saved.length ? `${id} allows: ${saved.join(' ')}` : `${id} allows any origin`);
     });

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { HOUR } from '../clock.ts';
 import { type AccountId, newAccountId, newClientKey, newSecretKey, sha256Hex } from '../ids.ts';
+import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError } from './errors.ts';
 
 export type AccountStatus = 'active' | 'inactive';
@@ -43,7 +44,8 @@ export interface AccountStore {
   setStatus(id: string, status: AccountStatus): Promise<boolean>;
   findKey(digest: string): Promise<SecretKeyRecord | undefined>;
   /** Ends the current keys at `graceUntil` and adds `key`, in one transaction. */
-  replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void>;
+  /** With `audit`, that event is written in the same database transaction as the key. */
+  replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number, audit?: AuditEvent): Promise<void>;
 }
 
 export interface CreateAccountIn {
@@ -100,20 +102,31 @@ function keyRecord(accountId: AccountId, secretKey: string, now: number): Secret
 
 /**
  * Issues a new secret key. The old ones stop working after `graceHours` (0: at once),
- * so a merchant can deploy the new key before the old one dies.
+ * so a merchant can deploy the new key before the old one dies. With `by`, the roll's
+ * `secret_key.rolled` audit event commits with the key or not at all.
  */
 export async function rollSecretKey(
   store: Pick<AccountStore, 'find' | 'replaceSecretKey'>,
   clock: Clock,
   accountId: string,
   graceHours: number,
+  by?: AuditBy,
 ): Promise<{ account: Account; secretKey: string; previousKeysExpireAt: number }> {
   const account = await store.find(accountId);
   if (!account) throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
   const now = clock.now();
   const secretKey = newSecretKey();
   const graceUntil = now + graceHours * HOUR;
-  await store.replaceSecretKey(account.id, keyRecord(account.id, secretKey, now), graceUntil);
+  const audit =
+    by &&
+    auditEvent(now, {
+      accountId: account.id,
+      action: 'secret_key.rolled',
+      actor: by.actor,
+      clientIp: by.clientIp ?? null,
+      detail: { new_key: `sk_…${secretKey.slice(-4)}`, grace_hours: graceHours },
+    });
+  await store.replaceSecretKey(account.id, keyRecord(account.id, secretKey, now), graceUntil, audit);
   return { account, secretKey, previousKeysExpireAt: graceUntil };
 }
 

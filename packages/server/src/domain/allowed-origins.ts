@@ -1,4 +1,5 @@
 import type { Account } from './accounts.ts';
+import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError } from './errors.ts';
 
 /**
@@ -37,18 +38,25 @@ export function isAllowedOrigin(account: Account, origin: string): boolean {
 }
 
 export interface AllowedOriginsStore {
-  /** Replaces the account's list; false when there is no such account. */
-  set(accountId: string, origins: string[]): Promise<boolean>;
-  /** Compare-and-set: replaces the list only while it is still `expected`; false otherwise. */
-  replace(accountId: string, expected: readonly string[], origins: string[]): Promise<boolean>;
+  /** Replaces the account's list; false when there is no such account. `audit` is written with it. */
+  set(accountId: string, origins: string[], audit?: AuditEvent): Promise<boolean>;
+  /** Compare-and-set: replaces the list only while it is still `expected`; false otherwise. `audit` is written with it. */
+  replace(accountId: string, expected: readonly string[], origins: string[], audit?: AuditEvent): Promise<boolean>;
 }
 
 export const MAX_ALLOWED_ORIGINS = 20;
 
 /** Replaces an account's allowed origins (an empty list lets any page frame its widget). */
-export async function setAllowedOrigins(store: AllowedOriginsStore, accountId: string, origins: string[]) {
+export async function setAllowedOrigins(
+  store: AllowedOriginsStore,
+  accountId: string,
+  origins: string[],
+  /** Who sets them, and when: the `allowed_origins.changed` audit event commits with the list. */
+  audited?: { by: AuditBy; now: number },
+) {
   const unique = canonicalOrigins(origins);
-  if (!(await store.set(accountId, unique))) {
+  const audit = audited && originsAudit(accountId, audited, { origins: unique.join(' ') || '(any)' });
+  if (!(await store.set(accountId, unique, audit))) {
     throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
   }
   return unique;
@@ -65,12 +73,15 @@ export async function editAllowedOrigins(
   stores: { origins: AllowedOriginsStore; accounts: { find(id: string): Promise<Account | undefined> } },
   accountId: string,
   edit: (current: readonly string[]) => string[],
+  /** Who edits, when, and what (`added`, `removed`): the audit event commits with the list. */
+  audited?: { by: AuditBy; now: number; detail: Record<string, string> },
 ): Promise<string[] | null> {
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const account = await stores.accounts.find(accountId);
     if (!account) throw new ApiError('resource_missing', `No such account: ${accountId}`, 'id');
     const next = canonicalOrigins(edit(account.allowedOrigins));
-    if (await stores.origins.replace(accountId, account.allowedOrigins, next)) return next;
+    const audit = audited && originsAudit(accountId, audited, audited.detail);
+    if (await stores.origins.replace(accountId, account.allowedOrigins, next, audit)) return next;
   }
   return null;
 }
@@ -86,4 +97,14 @@ function canonicalOrigins(origins: string[]): string[] {
     return originOf(text) as string;
   });
   return [...new Set(canonical)];
+}
+
+function originsAudit(accountId: string, audited: { by: AuditBy; now: number }, detail: Record<string, string>) {
+  return auditEvent(audited.now, {
+    accountId,
+    action: 'allowed_origins.changed',
+    actor: audited.by.actor,
+    clientIp: audited.by.clientIp ?? null,
+    detail,
+  });
 }

@@ -48,6 +48,15 @@ export interface AuditStore {
   pruneBefore(time: number): Promise<number>;
 }
 
+/**
+ * Who does an action and from where: handed to the action so that its audit event is written
+ * by the action's own database transaction (decision 0205).
+ */
+export interface AuditBy {
+  actor: string;
+  clientIp?: string | null;
+}
+
 export const actorOfSession = (digest: string) => `session:${digest.slice(0, 8)}`;
 export const actorOfKey = (last4: string) => `key:sk_…${last4}`;
 export const CLI_ACTOR = 'cli';

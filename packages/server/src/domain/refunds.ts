@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { randomBase62 } from '../ids.ts';
 import type { Account } from './accounts.ts';
+import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft } from './events.ts';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
@@ -32,6 +33,8 @@ export interface RefundStore {
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
     /** Stored with the refund, in the same transaction. */
     idempotencyKey?: string,
+    /** Its audit event (`refund.created`), in the same transaction too. */
+    audit?: AuditEvent,
   ): Promise<TransactionWithRefunds | null>;
 
   /** The refund of this transaction made under this Idempotency-Key since `since`, if any. */
@@ -139,6 +142,8 @@ export async function refundTransaction(
   transactionId: string,
   input: RefundIn,
   idempotency?: IdempotentWrite,
+  /** Who refunds: its `refund.created` audit event commits with the refund or not at all. */
+  by?: AuditBy,
 ): Promise<RefundOut> {
   let tx = await deps.transactions.find(account.id, transactionId);
   // The request that held this key died: it may have refunded before dying.
@@ -181,6 +186,14 @@ export async function refundTransaction(
         refundEvent('refund.created', refund, after.mode),
       ],
       idempotency?.key,
+      by &&
+        auditEvent(refund.createdAt, {
+          accountId: account.id,
+          action: 'refund.created',
+          actor: by.actor,
+          clientIp: by.clientIp ?? null,
+          detail: { transaction: tx.id, refund: refund.id, amount },
+        }),
     );
     if (done && processor) return sendRefund(deps, clock, processor, done.transaction, refund);
     if (done) return { refund, ...done };

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { SECOND } from '../clock.ts';
 import type { Account, AccountStatus, AccountStore, RememberedKeys, SecretKeyRecord } from '../domain/accounts.ts';
+import type { AuditEvent } from '../domain/audit.ts';
 
 /**
  * How stale a remembered secret key or account may be in a process that did not make the
@@ -58,8 +59,13 @@ export class AccountCache
   }
 
   /** Rolls through the store, then forgets the account's keys here: the old key fails on the next request. */
-  async replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void> {
-    await this.#store.replaceSecretKey(accountId, key, graceUntil);
+  async replaceSecretKey(
+    accountId: string,
+    key: SecretKeyRecord,
+    graceUntil: number,
+    audit?: AuditEvent,
+  ): Promise<void> {
+    await this.#store.replaceSecretKey(accountId, key, graceUntil, audit);
     for (const [digest, entry] of this.#keys) {
       if (entry.value.accountId === accountId) this.#keys.delete(digest);
     }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import { HOUR } from '../../clock.ts';
 import type { Account } from '../accounts.ts';
+import { type AuditAction, type AuditBy, type AuditEvent, auditEvent } from '../audit.ts';
 import { invalidParam } from '../errors.ts';
 import type { Mode } from '../intents.ts';
 import {
@@ -52,8 +53,16 @@ export async function updateWebhookEndpoint(
   return updated;
 }
 
-export async function deleteWebhookEndpoint(store: EndpointStore, account: Account, id: string): Promise<void> {
-  if (!(await store.delete(account.id, id))) throw endpointMissing(id);
+export async function deleteWebhookEndpoint(
+  store: EndpointStore,
+  account: Account,
+  id: string,
+  /** Who deletes it, and when: the `webhook_endpoint.deleted` audit event commits with the deletion. */
+  audited?: { by: AuditBy; clock: Clock },
+): Promise<void> {
+  const audit =
+    audited && endpointAudit(audited.clock.now(), account, 'webhook_endpoint.deleted', audited.by, { endpoint: id });
+  if (!(await store.delete(account.id, id, audit))) throw endpointMissing(id);
 }
 
 /** A roll can keep the old secret signing for up to a week, as `obolus keys roll` does for keys. */
@@ -70,16 +79,35 @@ export async function rollEndpointSecret(
   account: Account,
   id: string,
   graceHours: number,
+  /** Who rolls it: the `webhook_secret.rolled` audit event commits with the new secret. */
+  by?: AuditBy,
 ): Promise<WebhookEndpoint> {
   const current = await retrieveWebhookEndpoint(store, account, id);
   const now = clock.now();
   const keepPrevious = graceHours > 0;
-  const rolled = await store.update(account.id, id, {
-    secret: newSigningSecret(),
-    previousSecret: keepPrevious ? current.secret : null,
-    previousSecretExpiresAt: keepPrevious ? now + graceHours * HOUR : null,
-    updatedAt: now,
-  });
+  const audit =
+    by && endpointAudit(now, account, 'webhook_secret.rolled', by, { endpoint: id, grace_hours: graceHours });
+  const rolled = await store.update(
+    account.id,
+    id,
+    {
+      secret: newSigningSecret(),
+      previousSecret: keepPrevious ? current.secret : null,
+      previousSecretExpiresAt: keepPrevious ? now + graceHours * HOUR : null,
+      updatedAt: now,
+    },
+    audit,
+  );
   if (!rolled) throw endpointMissing(id);
   return rolled;
+}
+
+function endpointAudit(
+  now: number,
+  account: Account,
+  action: AuditAction,
+  by: AuditBy,
+  detail: Record<string, string | number>,
+): AuditEvent {
+  return auditEvent(now, { accountId: account.id, action, actor: by.actor, clientIp: by.clientIp ?? null, detail });
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import { type AccountId, randomBase62 } from '../../ids.ts';
 import type { Account } from '../accounts.ts';
+import { type AuditBy, type AuditEvent, auditEvent } from '../audit.ts';
 import { ApiError, invalidParam } from '../errors.ts';
 import { EVENT_TYPES } from '../events.ts';
 import type { Mode, Page } from '../intents.ts';
@@ -51,14 +52,21 @@ export interface EndpointChanges {
 /** What the endpoint use cases need from the store. Every lookup is scoped to the account. */
 export interface EndpointStore {
   /** False, and nothing stored, when the account has `maxPerAccount` endpoints already. */
-  insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean>;
+  /** With `audit`, that event is written in the same database transaction (decision 0205). */
+  insert(endpoint: WebhookEndpoint, maxPerAccount: number, audit?: AuditEvent): Promise<boolean>;
   find(accountId: AccountId, id: string): Promise<WebhookEndpoint | undefined>;
   /** Newest first; `after` is an endpoint of the same account the page starts after. */
   /** Newest first; only `mode`'s when given (the dashboard's sandbox / live switch). */
   list(accountId: AccountId, limit: number, after?: WebhookEndpoint, mode?: Mode): Promise<Page<WebhookEndpoint>>;
-  update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined>;
-  /** Deletes the endpoint with its deliveries and their attempts. */
-  delete(accountId: AccountId, id: string): Promise<boolean>;
+  /** With `audit`, that event is written with the change, in one database transaction. */
+  update(
+    accountId: AccountId,
+    id: string,
+    changes: EndpointChanges,
+    audit?: AuditEvent,
+  ): Promise<WebhookEndpoint | undefined>;
+  /** Deletes the endpoint with its deliveries and their attempts (and writes `audit` with them). */
+  delete(accountId: AccountId, id: string, audit?: AuditEvent): Promise<boolean>;
 }
 
 export interface CreateEndpointIn {
@@ -105,6 +113,8 @@ export async function createWebhookEndpoint(
   policy: EndpointPolicy,
   account: Account,
   input: CreateEndpointIn,
+  /** Who creates it: the `webhook_endpoint.created` audit event commits with the endpoint. */
+  by?: AuditBy,
 ): Promise<WebhookEndpoint> {
   const mode = input.mode ?? 'live';
   const url = checkEndpointUrl(input.url, mode, loopbackAllowed(policy, mode));
@@ -127,7 +137,16 @@ export async function createWebhookEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await store.insert(endpoint, MAX_ENDPOINTS_PER_ACCOUNT))) {
+  const audit =
+    by &&
+    auditEvent(now, {
+      accountId: account.id,
+      action: 'webhook_endpoint.created',
+      actor: by.actor,
+      clientIp: by.clientIp ?? null,
+      detail: { endpoint: endpoint.id, url },
+    });
+  if (!(await store.insert(endpoint, MAX_ENDPOINTS_PER_ACCOUNT, audit))) {
     throw new ApiError(
       'endpoint_limit_reached',
       `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one you no longer use, or subscribe an existing one to more events.`,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { liveSecretKeys, rollSecretKey, type SecretKeyRecord } from '../../domain/accounts.ts';
 import { editAllowedOrigins } from '../../domain/allowed-origins.ts';
 import type { Services } from '../services.ts';
@@ -7,7 +7,7 @@ import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
-import { auditDashboard, requireFreshPassword } from './security.ts';
+import { dashboardAuditBy, requireFreshPassword } from './security.ts';
 import { endpointsSection } from './webhooks.ts';
 
 /** The grace periods a merchant can choose when rolling its secret key, in hours. */
@@ -68,11 +68,14 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
     }
     const hours = GRACE_CHOICES.find((g) => String(g.hours) === field(request, 'grace'))?.hours ?? 0;
     // Through the process's credential cache: the old key is refused here from the next request.
-    const rolled = await rollSecretKey(services.credentials, services.clock, signed.account.id, hours);
-    await auditDashboard(services, signed, request, 'secret_key.rolled', {
-      new_key: `sk_…${rolled.secretKey.slice(-4)}`,
-      grace_hours: hours,
-    });
+    // Its audit event is written in the key's own transaction (decision 0205).
+    const rolled = await rollSecretKey(
+      services.credentials,
+      services.clock,
+      signed.account.id,
+      hours,
+      dashboardAuditBy(signed, request),
+    );
     const until = hours === 0 ? 'has stopped working' : `works until ${when(rolled.previousKeysExpireAt)}`;
     return render(
       signed,
@@ -82,9 +85,16 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
 
   // Against the list as it is when written, not as this request read it: two origins added
   // at once (two tabs, two processes) are both kept.
-  const editOrigins = async (signed: Signed, edit: (current: readonly string[]) => string[]) => {
+  // Its audit event commits with the list (decision 0205).
+  const editOrigins = async (
+    signed: Signed,
+    request: FastifyRequest,
+    detail: Record<string, string>,
+    edit: (current: readonly string[]) => string[],
+  ) => {
     const stores = { origins: services.repos.allowedOrigins, accounts: services.repos.accounts };
-    if (!(await editAllowedOrigins(stores, signed.account.id, edit))) {
+    const audited = { by: dashboardAuditBy(signed, request), now: services.clock.now(), detail };
+    if (!(await editAllowedOrigins(stores, signed.account.id, edit, audited))) {
       throw new Refusal(409, 'The allowed origins kept changing while this was saved. Reload the page and try again.');
     }
   };
@@ -92,16 +102,14 @@ ${originsSection(signed)}${await endpointsSection(services, signed)}`;
   postCreate(scope, services, '/developer/origins', async (signed, request) => {
     requireFreshPassword(services, signed, '/dashboard/developer');
     const added = field(request, 'origin').trim();
-    await editOrigins(signed, (current) => [...current, added]);
-    await auditDashboard(services, signed, request, 'allowed_origins.changed', { added });
+    await editOrigins(signed, request, { added }, (current) => [...current, added]);
     return { result: '/dashboard/developer' };
   });
 
   postAction(scope, '/developer/origins/remove', async (signed, request, reply) => {
     requireFreshPassword(services, signed, '/dashboard/developer');
     const gone = field(request, 'origin');
-    await editOrigins(signed, (current) => current.filter((o) => o !== gone));
-    await auditDashboard(services, signed, request, 'allowed_origins.changed', { removed: gone });
+    await editOrigins(signed, request, { removed: gone }, (current) => current.filter((o) => o !== gone));
     return seeOther(reply, '/dashboard/developer');
   });
 }

@@ -22,7 +22,7 @@ import { changeActions } from './payment-changes.ts';
 import { minorUnitsOf } from './payment-filters.ts';
 import { attemptStatusClass, paymentStatusClass } from './payments.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
-import { auditDashboard } from './security.ts';
+import { dashboardAuditBy } from './security.ts';
 
 type Id = { id: string };
 
@@ -169,14 +169,16 @@ ${createForm(signed, `/dashboard/payments/${id}/refund`, html`<input type="hidde
     requireActive(signed);
     const detail = await detailOf(signed, request.params.id);
     const amount = Number(field(request, 'amount'));
-    const made = await refundTransaction(refundDeps(services), services.clock, signed.account, paidAttempt(detail).id, {
-      amount: Number.isSafeInteger(amount) && amount > 0 ? amount : -1,
-    });
-    await auditDashboard(services, signed, request, 'refund.created', {
-      transaction: made.transaction.id,
-      refund: made.refund.id,
-      amount: made.refund.amount,
-    });
+    // Its audit event commits with the refund (decision 0205).
+    await refundTransaction(
+      refundDeps(services),
+      services.clock,
+      signed.account,
+      paidAttempt(detail).id,
+      { amount: Number.isSafeInteger(amount) && amount > 0 ? amount : -1 },
+      undefined,
+      dashboardAuditBy(signed, request),
+    );
     return { result: `/dashboard/payments/${detail.intent.id}?done=refund` };
   });
 

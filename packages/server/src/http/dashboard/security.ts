@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type AuditAction, type AuditEvent, actorOfSession, auditEvent } from '../../domain/audit.ts';
+import { type AuditAction, type AuditBy, type AuditEvent, actorOfSession, auditEvent } from '../../domain/audit.ts';
 import { confirmPassword, endAllSessions, passwordIsFresh } from '../../domain/dashboard/sessions.ts';
 import type { Services } from '../services.ts';
 import { field, Refusal, type Signed, seeOther } from './context.ts';
@@ -23,6 +23,11 @@ export class PasswordNeeded extends Refusal {
 /** Before a key roll, a signing-secret roll, a new webhook endpoint or an allowed-origin change. */
 export function requireFreshPassword(services: Services, signed: Signed, back: string): void {
   if (!passwordIsFresh(signed.session, services.clock.now())) throw new PasswordNeeded(back);
+}
+
+/** A signed-in merchant as the actor of an action that writes its own audit event. */
+export function dashboardAuditBy(signed: Signed, request: FastifyRequest): AuditBy {
+  return { actor: actorOfSession(signed.session.digest), clientIp: request.ip };
 }
 
 /** An action of a signed-in merchant, in the audit trail (after it committed). */

@@ -21,7 +21,7 @@ import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';
 import { html, type Markup } from './markup.ts';
 import { getPage, postAction, postCreate } from './routes.ts';
-import { auditDashboard, requireFreshPassword } from './security.ts';
+import { dashboardAuditBy, requireFreshPassword } from './security.ts';
 
 type Id = { id: string };
 
@@ -113,11 +113,8 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
         mode: signed.session.mode,
         ...(description ? { description } : {}),
       },
+      dashboardAuditBy(signed, request),
     );
-    await auditDashboard(services, signed, request, 'webhook_endpoint.created', {
-      endpoint: endpoint.id,
-      url: endpoint.url,
-    });
     // The secret is in this answer only; a repeat of the form is sent to the endpoint's page.
     return {
       result: `/dashboard/developer/webhooks/${endpoint.id}`,
@@ -163,8 +160,10 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
       throw new Refusal(400, 'Tick "Delete for good" to delete the endpoint.');
     }
     requireFreshPassword(services, signed, `/dashboard/developer/webhooks/${encodeURIComponent(request.params.id)}`);
-    await deleteWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id);
-    await auditDashboard(services, signed, request, 'webhook_endpoint.deleted', { endpoint: request.params.id });
+    await deleteWebhookEndpoint(services.repos.webhookEndpoints, signed.account, request.params.id, {
+      by: dashboardAuditBy(signed, request),
+      clock: services.clock,
+    });
     return seeOther(reply, '/dashboard/developer?done=endpoint-deleted');
   });
 
@@ -185,11 +184,8 @@ export function registerWebhookPages(scope: FastifyInstance, services: Services)
       signed.account,
       request.params.id,
       hours,
+      dashboardAuditBy(signed, request),
     );
-    await auditDashboard(services, signed, request, 'webhook_secret.rolled', {
-      endpoint: endpoint.id,
-      grace_hours: hours,
-    });
     return endpointPage(services, signed, endpoint.id, secretOnce(endpoint));
   });
 }

@@ -1,8 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Account, AccountStatus, AccountStore, SecretKeyRecord } from '../../domain/accounts.ts';
+import type { AuditEvent } from '../../domain/audit.ts';
 import type { AccountId } from '../../ids.ts';
 import type { HotPaths } from '../hot-paths.ts';
 import type { AccountsTable, Database, SecretKeysTable } from '../schema.ts';
+import { insertAuditEvent } from './audit.ts';
 
 function toAccount(row: Selectable<AccountsTable>): Account {
   return {
@@ -116,7 +118,12 @@ export class AccountsRepository implements AccountStore {
     return rows.map(toKey);
   }
 
-  async replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number): Promise<void> {
+  async replaceSecretKey(
+    accountId: string,
+    key: SecretKeyRecord,
+    graceUntil: number,
+    audit?: AuditEvent,
+  ): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
       // Keys already dead are dropped; live ones get the grace period (or keep a shorter one).
       await trx
@@ -131,6 +138,7 @@ export class AccountsRepository implements AccountStore {
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', graceUntil)]))
         .execute();
       await trx.insertInto('secret_keys').values(keyRow(key)).execute();
+      if (audit) await insertAuditEvent(trx, audit);
     });
   }
 }

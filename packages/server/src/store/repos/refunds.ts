@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { AuditEvent } from '../../domain/audit.ts';
 import type { EventDraft } from '../../domain/events.ts';
 import type { Page } from '../../domain/intents.ts';
 import type { RefundFilter, RefundStore } from '../../domain/refunds.ts';
@@ -14,6 +15,7 @@ import {
 import type { AccountId, TransactionId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, RefundsTable } from '../schema.ts';
+import { insertAuditEvent } from './audit.ts';
 import { appendEvents } from './events.ts';
 import { toTransaction } from './transactions.ts';
 
@@ -107,6 +109,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     refund: Refund,
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
     idempotencyKey?: string,
+    audit?: AuditEvent,
   ): Promise<TransactionWithRefunds | null> {
     return this.#db.transaction().execute(async (trx) => {
       // One statement decides: concurrent refunds on any number of processes can never sum
@@ -151,6 +154,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
       const transaction = toTransaction(row);
       const refunds = await selectRefunds(trx, refund.accountId, [refund.transactionId]);
       await appendEvents(trx, events(transaction, refunds), refund.createdAt);
+      if (audit) await insertAuditEvent(trx, audit);
       return { transaction, refunds };
     });
   }

@@ -1,10 +1,12 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../../crypto/master-key.ts';
+import type { AuditEvent } from '../../domain/audit.ts';
 import type { Mode, Page } from '../../domain/intents.ts';
 import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, WebhookEndpointsTable } from '../schema.ts';
+import { insertAuditEvent } from './audit.ts';
 import { isPostgres } from './engine.ts';
 import { openEndpointSecrets, sealEndpointSecrets } from './sealed-secrets.ts';
 
@@ -59,7 +61,7 @@ export class WebhookEndpointsRepository implements EndpointStore {
   }
 
   /** Inserts the endpoint unless its account has `maxPerAccount` already; answers whether it did. */
-  async insert(endpoint: WebhookEndpoint, maxPerAccount: number): Promise<boolean> {
+  async insert(endpoint: WebhookEndpoint, maxPerAccount: number, audit?: AuditEvent): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       // PostgreSQL: concurrent creates of one account queue on its row, so the count holds.
       await trx
@@ -75,6 +77,7 @@ export class WebhookEndpointsRepository implements EndpointStore {
         .executeTakeFirstOrThrow();
       if (Number(count) >= maxPerAccount) return false;
       await trx.insertInto('webhook_endpoints').values(this.#row(endpoint)).execute();
+      if (audit) await insertAuditEvent(trx, audit);
       return true;
     });
   }
@@ -128,18 +131,31 @@ export class WebhookEndpointsRepository implements EndpointStore {
     return toPage(rows, limit, (row) => toEndpoint(this.#box, row));
   }
 
-  async update(accountId: AccountId, id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
-    const row = await this.#db
-      .updateTable('webhook_endpoints')
-      .set(changesRow(this.#box, id, changes))
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+  async update(
+    accountId: AccountId,
+    id: string,
+    changes: EndpointChanges,
+    audit?: AuditEvent,
+  ): Promise<WebhookEndpoint | undefined> {
+    const change = (db: Kysely<Database>) =>
+      db
+        .updateTable('webhook_endpoints')
+        .set(changesRow(this.#box, id, changes))
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+    const row = !audit
+      ? await change(this.#db)
+      : await this.#db.transaction().execute(async (trx) => {
+          const changed = await change(trx);
+          if (changed) await insertAuditEvent(trx, audit);
+          return changed;
+        });
     return row && toEndpoint(this.#box, row);
   }
 
-  async delete(accountId: AccountId, id: string): Promise<boolean> {
+  async delete(accountId: AccountId, id: string, audit?: AuditEvent): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       const deliveries = trx
         .selectFrom('webhook_deliveries')
@@ -157,7 +173,9 @@ export class WebhookEndpointsRepository implements EndpointStore {
         .where('account_id', '=', accountId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+      const deleted = result.numDeletedRows > 0n;
+      if (deleted && audit) await insertAuditEvent(trx, audit);
+      return deleted;
     });
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { webhookPolicy } from '../../../config.ts';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
-import { auditApi } from '../../api-audit.ts';
+import { apiAuditBy } from '../../api-audit.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
@@ -38,9 +38,10 @@ export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Se
         webhookPolicy(services.config),
         accountOf(request),
         request.body,
+        // Its audit event commits with the endpoint (decision 0205).
+        apiAuditBy(request),
       );
       replayWithout(request, toWebhookEndpointOut(endpoint));
-      await auditApi(services, request, 'webhook_endpoint.created', { endpoint: endpoint.id, url: endpoint.url });
       return withSecret(endpoint);
     },
   );

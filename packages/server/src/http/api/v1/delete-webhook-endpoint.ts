@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { deleteWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
-import { auditApi } from '../../api-audit.ts';
+import { apiAuditBy } from '../../api-audit.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
@@ -18,8 +18,11 @@ export function registerDeleteWebhookEndpoint(app: FastifyInstance, services: Se
     '/webhook-endpoints/:id',
     { schema: { params: EndpointParams, response: { 200: DeletedOut } } },
     async (request) => {
-      await deleteWebhookEndpoint(services.repos.webhookEndpoints, accountOf(request), request.params.id);
-      await auditApi(services, request, 'webhook_endpoint.deleted', { endpoint: request.params.id });
+      // Its audit event commits with the deletion (decision 0205).
+      await deleteWebhookEndpoint(services.repos.webhookEndpoints, accountOf(request), request.params.id, {
+        by: apiAuditBy(request),
+        clock: services.clock,
+      });
       return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
     },
   );

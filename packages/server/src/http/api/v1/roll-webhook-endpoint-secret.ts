@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { MAX_SECRET_GRACE_HOURS, rollEndpointSecret } from '../../../domain/webhooks/endpoint-changes.ts';
-import { auditApi } from '../../api-audit.ts';
+import { apiAuditBy } from '../../api-audit.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import type { Services } from '../../services.ts';
@@ -36,9 +36,10 @@ export function registerRollWebhookEndpointSecret(app: FastifyInstance, services
         accountOf(request),
         request.params.id,
         request.body.grace_period_hours ?? 0,
+        // Its audit event commits with the new secret (decision 0205).
+        apiAuditBy(request),
       );
       replayWithout(request, toWebhookEndpointOut(endpoint));
-      await auditApi(services, request, 'webhook_secret.rolled', { endpoint: endpoint.id });
       return withSecret(endpoint);
     },
   );

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import { refundTransaction } from '../../../../domain/refunds.ts';
 import { REFUND_REASONS } from '../../../../domain/transactions.ts';
 import { refundDeps } from '../../../../services.ts';
-import { auditApi } from '../../../api-audit.ts';
+import { apiAuditBy } from '../../../api-audit.ts';
 import { idempotentWrite } from '../../../plugins/idempotency.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
 import type { Services } from '../../../services.ts';
@@ -35,12 +35,9 @@ export function registerCreateRefund(app: FastifyInstance, services: Services): 
         request.params.id,
         request.body,
         idempotentWrite(request),
+        // Its audit event commits with the refund (decision 0205).
+        apiAuditBy(request),
       );
-      await auditApi(services, request, 'refund.created', {
-        transaction: request.params.id,
-        refund: made.refund.id,
-        amount: made.refund.amount,
-      });
       return toRefundCreatedOut(made);
     },
   );
