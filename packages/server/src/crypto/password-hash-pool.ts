@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { HashJob } from './password-hash-thread.ts';
 
 const THREAD = new URL(
   import.meta.url.endsWith('.ts') ? './password-hash-thread.ts' : './password-hash-thread.js',
@@ -22,14 +23,7 @@ export interface PasswordHashLimits {
 
 export const DEFAULT_PASSWORD_HASH_LIMITS: PasswordHashLimits = { threads: 1, queue: 8 };
 
-interface Job {
-  id: number;
-  password: string;
-  salt: Uint8Array;
-  keyBytes: number;
-  N: number;
-  r: number;
-  p: number;
+interface Job extends HashJob {
   resolve(key: Buffer): void;
   reject(error: Error): void;
 }

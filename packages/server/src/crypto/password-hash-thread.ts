@@ -6,7 +6,8 @@
 import { scryptSync } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 
-interface Job {
+/** What the pool posts to this thread: one scrypt to run. */
+export interface HashJob {
   id: number;
   password: string;
   salt: Uint8Array;
@@ -16,7 +17,7 @@ interface Job {
   p: number;
 }
 
-parentPort?.on('message', (job: Job) => {
+parentPort?.on('message', (job: HashJob) => {
   try {
     const maxmem = 256 * job.N * job.r + 1024 * 1024;
     const key = scryptSync(job.password, job.salt, job.keyBytes, { N: job.N, r: job.r, p: job.p, maxmem });
