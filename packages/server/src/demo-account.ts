@@ -1,6 +1,6 @@
 import { type AccountWithKeys, createAccount } from './domain/accounts.ts';
 import { createProduct, type Product } from './domain/products.ts';
-import type { Services } from './http/services.ts';
+import type { Services } from './services.ts';
 import type { Engine } from './store/database.ts';
 
 export interface DemoAccount extends AccountWithKeys {

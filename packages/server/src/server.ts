@@ -9,7 +9,7 @@ import {
   reportMetricsToPrimary,
   serveMetrics,
 } from './http/plugins/metrics.ts';
-import type { Services } from './http/services.ts';
+import type { Services } from './services.ts';
 import { type OpenServicesOptions, openServices } from './services.ts';
 import { startDisputeSimulator } from './workers/dispute-simulator.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';

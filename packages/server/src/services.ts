@@ -1,26 +1,48 @@
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { type ConnectorLog, createLiveConnector } from './connectors/live.ts';
+import type { ConnectorLog } from './connectors/connector-log.ts';
+import { createLiveConnector } from './connectors/live.ts';
 import { createProcessorRegistry } from './connectors/registry.ts';
 import { CardKeyring } from './crypto/card-keyring.ts';
 import { openSecretBox, type SecretBox } from './crypto/master-key.ts';
 import { API_RATE_WINDOW_MS, ApiRateLimiter } from './domain/api-rate-limits.ts';
 import type { ChallengeDeps } from './domain/payments/challenge.ts';
 import { FailureLimiter } from './domain/payments/failure-limiter.ts';
-import type { Processor } from './domain/payments/ports.ts';
+import type { Processor, ProcessorRegistry } from './domain/payments/ports.ts';
 import type { RefundDeps } from './domain/refunds.ts';
 import { WindowLimiter } from './domain/shared-windows.ts';
-import type { Services } from './http/services.ts';
 import { newProcessId } from './ids.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { type DatabaseHandle, isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
 import { PostgresHotPaths } from './store/postgres-hot-paths.ts';
 import { migrationTimeouts } from './store/postgres-pool.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
+import type { Repositories } from './store/repositories.ts';
 import { createRepositories } from './store/repositories.ts';
 import { SqliteHotPaths } from './store/sqlite-hot-paths.ts';
 import { writeRunnerFor } from './store/write-runner.ts';
+
+/** What route handlers may use: the store's repositories, the clock and the configuration. */
+export interface Services {
+  config: Config;
+  clock: Clock;
+  database: DatabaseHandle;
+  /** Seals secrets at rest under the master key (crypto/master-key.ts). */
+  secrets: SecretBox;
+  repos: Repositories;
+  /** Secret keys and accounts that authenticated recently (a few seconds). */
+  credentials: AccountCache;
+  /** Card-encryption keys (JWKS, decryption). */
+  keyring: CardKeyring;
+  processors: ProcessorRegistry;
+  /** Failed payments per client network (card-testing protection), shared by every process. */
+  limiter: FailureLimiter;
+  /** The merchant API's requests per second, counted in memory and synced across processes (decision 0150). */
+  apiLimits: ApiRateLimiter;
+  /** Its in-memory windows; `obolus serve` syncs them with the database on PostgreSQL. */
+  apiWindows: WindowLimiter;
+}
 
 export interface OpenServicesOptions {
   clock?: Clock;

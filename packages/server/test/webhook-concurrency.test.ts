@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { fanOutEvents } from '../src/domain/webhooks/fanout.ts';
-import type { Services } from '../src/http/services.ts';
+import type { Services } from '../src/services.ts';
 import { openServices } from '../src/services.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { OBOLUS_BIN } from './support/cli.ts';

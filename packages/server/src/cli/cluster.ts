@@ -5,7 +5,7 @@ import { clusterMetrics } from '../http/plugins/metrics.ts';
 import { startMetrics, startServer } from '../server.ts';
 import { openServices } from '../services.ts';
 import { connectionLossLog } from '../workers/failure-log.ts';
-import type { Running } from './serve.ts';
+import type { Running } from './running.ts';
 
 /** The most processes `serve --workers` starts: far more than cores only adds switching. */
 export const MAX_WORKERS = 64;

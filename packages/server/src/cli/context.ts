@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 import { openServices } from '../services.ts';
 import { requireExistingDatabase } from './database-check.ts';
 

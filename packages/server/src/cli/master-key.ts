@@ -1,6 +1,6 @@
 import { appendFileSync, chmodSync } from 'node:fs';
 import { type MasterKey, masterKeyOf, newMasterKeyText, SecretBox, writeKeyFile } from '../crypto/master-key.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 import { type ResealReport, resealSecrets } from '../store/repos/sealed-secrets.ts';
 
 export interface MasterRotation {

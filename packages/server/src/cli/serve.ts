@@ -8,6 +8,7 @@ import { startServer } from '../server.ts';
 import { isPostgresUrl } from '../store/database.ts';
 import { dataDirectoryWarning } from '../store/file-modes.ts';
 import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
+import type { Running } from './running.ts';
 
 function parseWorkers(text: string): number {
   const n = Number(text);
@@ -100,15 +101,6 @@ async function serveOne(config: Config, logger: Logger, demoWanted: boolean): Pr
     metricsUrl: server.metricsUrl,
     stop: () => server.close(),
   };
-}
-
-/** What the banner tells of the processes that were started. */
-export interface Running {
-  location: string;
-  demo: DemoAccount | null;
-  /** Of this process, or of the first worker that took the port. */
-  metricsUrl: string | null;
-  stop(): Promise<void>;
 }
 
 type BannerConfig = Pick<Config, 'baseUrl' | 'appUrl'> &

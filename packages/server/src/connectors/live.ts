@@ -1,11 +1,8 @@
 import type { Processor } from '../domain/payments/ports.ts';
+import type { ConnectorLog } from './connector-log.ts';
 import type { LiveConnectorConfig } from './live-config.ts';
 
 /** Where a connector reports trouble for operators. Fields only: never a body, the card or a key. */
-export interface ConnectorLog {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
 /**
  * The live connector of a parsed configuration. Its SDK is loaded only when it is
  * configured, so every CLI command and a server without live payments start without it.

@@ -9,7 +9,6 @@ import {
 } from 'jose';
 import type { Clock } from '../clock.ts';
 import { MINUTE } from '../clock.ts';
-import { ApiError } from '../domain/errors.ts';
 import { randomBase62 } from '../ids.ts';
 
 /**
@@ -82,13 +81,13 @@ export class CardKeyring {
     try {
       kid = decodeProtectedHeader(jwe).kid;
     } catch {
-      throw invalidJwe();
+      throw new UnreadableCiphertext();
     }
     if (!this.#find(kid)) await this.#fresh(true);
     let key = this.#find(kid);
-    if (!key) throw invalidJwe('the key it was encrypted to is unknown or retired; reload the widget');
+    if (!key) throw new UnreadableCiphertext('the key it was encrypted to is unknown or retired; reload the widget');
     if (key.pair.decryptsUntil !== null && key.pair.decryptsUntil <= this.#clock.now()) key = undefined;
-    if (!key) throw invalidJwe('the key it was encrypted to is retired; reload the widget');
+    if (!key) throw new UnreadableCiphertext('the key it was encrypted to is retired; reload the widget');
     try {
       const { plaintext, protectedHeader } = await compactDecrypt(jwe, key.privateKey, {
         keyManagementAlgorithms: [CARD_JWE_ALG],
@@ -96,7 +95,7 @@ export class CardKeyring {
       });
       return { payload: JSON.parse(new TextDecoder().decode(plaintext)), header: protectedHeader };
     } catch {
-      throw invalidJwe();
+      throw new UnreadableCiphertext();
     }
   }
 
@@ -137,6 +136,14 @@ async function newKeyPair(now: number): Promise<StoredKeyPair> {
   };
 }
 
-export function invalidJwe(reason = 'it is malformed or was tampered with'): ApiError {
-  return new ApiError('card_encryption_invalid', `The encrypted card could not be read: ${reason}.`, 'card');
+/**
+ * A card ciphertext this keyring cannot read, and why in words a shopper's widget can show.
+ * The domain answers it as `card_encryption_invalid` (crypto knows no API errors, decision 0282).
+ */
+export class UnreadableCiphertext extends Error {
+  readonly reason: string;
+  constructor(reason = 'it is malformed or was tampered with') {
+    super(`The encrypted card could not be read: ${reason}.`);
+    this.reason = reason;
+  }
 }

@@ -1,5 +1,5 @@
 import { timeOrderedBase62 } from '../ids.ts';
-import type { Mode } from './intents.ts';
+import type { Mode } from './intent-model.ts';
 
 /** The webhook catalogue (docs/webhooks.md). */
 export const EVENT_TYPES = [

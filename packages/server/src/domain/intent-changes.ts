@@ -9,7 +9,7 @@ import {
   type PaymentIntent,
   retrievePaymentIntent,
 } from './intents.ts';
-import { statusAt, unexpectedState } from './payments/cancel.ts';
+import { statusAt, unexpectedState } from './payments/intent-state.ts';
 import type { ProcessorRegistry } from './payments/ports.ts';
 
 /** Types, lengths and ranges are the creation schema's; null clears an optional text field. */

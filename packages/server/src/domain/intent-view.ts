@@ -1,4 +1,4 @@
-import type { CancellationReason, CaptureMethod, IntentStatus, Mode, PaymentIntent } from './intents.ts';
+import type { CancellationReason, CaptureMethod, IntentStatus, Mode, PaymentIntent } from './intent-model.ts';
 
 /** The merchant-visible payment intent: API answers and event payloads both use this. */
 export interface PaymentIntentView {

@@ -1,63 +1,29 @@
 import type { Clock } from '../clock.ts';
 import { DAY } from '../clock.ts';
-import { type AccountId, type IntentId, newClientSecret, newIntentId } from '../ids.ts';
+import { type AccountId, newClientSecret, newIntentId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import type { EventDraft, EventType } from './events.ts';
 import { IDEMPOTENCY_RETENTION_MS, type IdempotentWrite } from './idempotency.ts';
+import type { CaptureMethod, IntentStatus, Mode, PaymentIntent, Theme } from './intent-model.ts';
 import { paymentIntentView } from './intent-view.ts';
 import type { ProcessorRegistry } from './payments/ports.ts';
 
-export const INTENT_STATUSES = [
-  'requires_payment',
-  'processing',
-  'requires_capture',
-  'succeeded',
-  'failed',
-  'canceled',
-  'expired',
-] as const;
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
-export type CaptureMethod = 'automatic' | 'manual';
-/** Stripe's reasons a merchant gives, and `automatic`: an authorization not captured in time (decision 0240). */
-export const CANCELLATION_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'] as const;
-export type CancellationReason = (typeof CANCELLATION_REASONS)[number] | 'automatic';
-export type Mode = 'live' | 'sandbox';
-export type Theme = 'light' | 'dark';
+export {
+  CANCELLATION_REASONS,
+  type CancellationReason,
+  type CaptureMethod,
+  INTENT_STATUSES,
+  type IntentStatus,
+  type Mode,
+  type PaymentIntent,
+  type Theme,
+} from './intent-model.ts';
 
 /** A client_secret is valid for 7 days from creation (spec §2.1). */
 export const INTENT_LIFETIME_MS = 7 * DAY;
 /** Metadata is measured as the UTF-8 bytes of its compact JSON text, as stored. */
 export const METADATA_MAX_BYTES = 4096;
-
-export interface PaymentIntent {
-  id: IntentId;
-  accountId: AccountId;
-  amount: number;
-  currency: 'USD';
-  status: IntentStatus;
-  mode: Mode;
-  clientSecret: string;
-  reference: string | null;
-  externalid: string | null;
-  descriptor: string | null;
-  description: string | null;
-  theme: Theme | null;
-  metadata: Record<string, string>;
-  productId: string | null;
-  createdAt: number;
-  updatedAt: number;
-  expiresAt: number;
-  /** The newest payment attempt, if any. */
-  lastTransactionId: string | null;
-  /** Declined or failed attempts so far: card-testing protection caps them. */
-  failedAttempts: number;
-  captureMethod: CaptureMethod;
-  /** requires_capture: when the authorization is voided if not captured (decision 0241). */
-  captureBefore: number | null;
-  canceledAt: number | null;
-  cancellationReason: CancellationReason | null;
-}
 
 /** Shapes, types, lengths and ranges are checked by the route schema before this point. */
 export interface CreateIntentIn {

@@ -1,7 +1,7 @@
 import type { AccountId, IntentId, TransactionId } from '../ids.ts';
 import { toMajorUnits } from '../money.ts';
 import type { EventDraft } from './events.ts';
-import type { Mode } from './intents.ts';
+import type { Mode } from './intent-model.ts';
 
 /** Transaction status codes (docs/transactions.md). 20 Settled is the contract's; the rest are ours. */
 export const TX_STATUS = {

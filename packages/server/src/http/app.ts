@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { CRASH_PLAN, crashPoint } from '../crash-points.ts';
 import { newRequestId } from '../ids.ts';
 import { logRequestCompleted } from '../logger.ts';
+import type { Services } from '../services.ts';
 import { registerCancelPaymentIntent } from './api/v1/cancel-payment-intent.ts';
 import { registerCapturePaymentIntent } from './api/v1/capture-payment-intent.ts';
 import { registerCreatePaymentIntent } from './api/v1/create-payment-intent.ts';
@@ -33,7 +34,6 @@ import { useMetrics } from './plugins/metrics.ts';
 import { usePaymentMetrics } from './plugins/payment-metrics.ts';
 import { decorateForKeys, secretKeyAuth } from './plugins/secret-key-auth.ts';
 import { registerReferencePage } from './reference/reference-page.ts';
-import type { Services } from './services.ts';
 import { fastifyTrustProxy, warnOfUntrustedProxy } from './trusted-proxies.ts';
 import { refuseDeepBodies, validatorCompiler } from './validation.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Services } from './services.ts';
+import type { Services } from '../services.ts';
 
 /**
  * Liveness says the process answers; readiness says it can reach its database, and on

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.ts';
 import { contentSecurityPolicy, sendPage, styleHash } from './checkout/page-security.ts';
 import { escapeHtml } from './html.ts';
-import type { Services } from './services.ts';
 
 /** What `GET /` points a developer at; one line each, extended as surfaces are added. */
 export function landingLinks(baseUrl: string, appUrl: string): Array<{ label: string; href: string; about: string }> {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { SECOND } from '../clock.ts';
 import { recordDueSandboxDisputes } from '../domain/chargebacks.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
 
 export interface DisputeSimulator {

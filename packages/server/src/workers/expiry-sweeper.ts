@@ -3,7 +3,7 @@ import { SECOND } from '../clock.ts';
 import { failAbandonedChallenges } from '../domain/payments/abandoned-challenges.ts';
 import { voidExpiredAuthorizations } from '../domain/payments/cancel.ts';
 import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/payments/expire.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 import { paymentDeps } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
 

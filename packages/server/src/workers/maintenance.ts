@@ -3,7 +3,7 @@ import { MINUTE } from '../clock.ts';
 import { auditRetentionMs } from '../domain/audit.ts';
 import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 
 /** Periodic housekeeping of one process: see maintainOnce. */
 export function startMaintenance(services: Services, logger: Logger, everyMs = 10 * MINUTE): { stop(): void } {

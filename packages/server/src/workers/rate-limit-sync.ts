@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 
 /**
  * On PostgreSQL, every `syncMs` adds this process's API request counts to the shared

@@ -3,7 +3,7 @@ import { SECOND } from '../clock.ts';
 import { followUpAttempts } from '../domain/payments/follow-ups.ts';
 import { RECONCILE_AFTER_MS, type ReconcileReport, reconcilePendingAttempts } from '../domain/payments/reconcile.ts';
 import { sendUnsentRefunds } from '../domain/refunds.ts';
-import type { Services } from '../http/services.ts';
+import type { Services } from '../services.ts';
 import { paymentDeps, refundDeps } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
 

@@ -12,7 +12,7 @@ import type {
   RefundRequest,
   ReversalOutcome,
 } from '../../domain/payments/ports.ts';
-import type { ConnectorLog } from '../live.ts';
+import type { ConnectorLog } from '../connector-log.ts';
 import { Budget, CheckoutCalls } from './calls.ts';
 import type { CheckoutConfig } from './config.ts';
 import { readCheckoutNotice } from './notices.ts';

@@ -14,7 +14,7 @@ import type {
   RefundRequest,
   ReversalOutcome,
 } from '../../domain/payments/ports.ts';
-import type { ConnectorLog } from '../live.ts';
+import type { ConnectorLog } from '../connector-log.ts';
 import type { StripeConfig } from './config.ts';
 import { LONGEST_PREFIX, stripeSuffixOf } from './descriptor.ts';
 import { readStripeNotice } from './notices.ts';

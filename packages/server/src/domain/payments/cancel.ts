@@ -1,5 +1,4 @@
 import type { Account } from '../accounts.ts';
-import { ApiError } from '../errors.ts';
 import {
   type CancellationReason,
   type IntentStatus,
@@ -9,26 +8,12 @@ import {
 } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
 import { acquirerRefusal, authorizedAttempt, type CaptureDeps } from './capture.ts';
+import { statusAt, unexpectedState } from './intent-state.ts';
 import type { ReversalOutcome } from './ports.ts';
 import { givenBackAs } from './settle.ts';
 
 /** Where a merchant's cancel may start from (decision 0240); requires_capture voids its authorization first. */
 const CANCELABLE: readonly IntentStatus[] = ['requires_payment', 'failed'];
-
-/** What a merchant's change of an intent is refused with when its status does not allow it: nothing changed. */
-export function unexpectedState(intent: PaymentIntent, action: string, now: number): ApiError {
-  const status = statusAt(intent, now);
-  return new ApiError(
-    'intent_unexpected_state',
-    `This payment intent cannot be ${action} because it has a status of ${status}.`,
-  );
-}
-
-/** An intent past its window is expired even before the sweeper writes it so. */
-export function statusAt(intent: PaymentIntent, now: number): IntentStatus {
-  const open = intent.status === 'requires_payment' || intent.status === 'failed';
-  return open && intent.expiresAt <= now ? 'expired' : intent.status;
-}
 
 /**
  * POST /payment-intents/{id}/cancel: requires_payment or failed -> canceled, by

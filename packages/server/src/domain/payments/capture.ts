@@ -3,7 +3,7 @@ import type { Account } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import { intentEvent, type PaymentIntent, retrievePaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
-import { unexpectedState } from './cancel.ts';
+import { unexpectedState } from './intent-state.ts';
 import type { OutcomeDeps } from './outcome.ts';
 import type { CaptureOutcome, ProcessorRegistry, ReversalOutcome } from './ports.ts';
 

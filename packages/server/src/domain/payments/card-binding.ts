@@ -1,7 +1,9 @@
 import { MINUTE } from '../../clock.ts';
-import { type DecryptedCard, invalidJwe } from '../../crypto/card-keyring.ts';
+import { type DecryptedCard, UnreadableCiphertext } from '../../crypto/card-keyring.ts';
 import type { CardInput } from '../cards.ts';
-import type { PaymentIntent } from '../intents.ts';
+import { ApiError } from '../errors.ts';
+import type { PaymentIntent } from '../intent-model.ts';
+import type { CiphertextUse } from './ports.ts';
 
 /**
  * A card ciphertext pays one payment, once, soon after it was made (docs/decisions/0080).
@@ -14,14 +16,6 @@ export const CARD_JWE_MAX_AGE_MS = 5 * MINUTE;
 /** How far ahead of our clock an issue time may be (the widget corrects for the shopper's clock). */
 export const CARD_JWE_MAX_AHEAD_MS = MINUTE;
 const JTI = /^[A-Za-z0-9_-]{16,64}$/;
-
-export interface CiphertextUse {
-  jti: string;
-  accountId: string;
-  paymentIntentId: string;
-  usedAt: number;
-  expiresAt: number;
-}
 
 export interface UsedCiphertexts {
   /** Records a use; false when this `jti` was used before (by any process). */
@@ -61,7 +55,7 @@ export async function openBoundCard(
   intent: PaymentIntent,
   now: number,
 ): Promise<{ card: CardInput; use: CiphertextUse }> {
-  const { payload, header } = await deps.keyring.decrypt(jwe);
+  const { payload, header } = await decryptCard(deps, jwe);
   const { payment_intent: boundTo, iat, jti } = header;
   if (typeof boundTo !== 'string' || typeof iat !== 'number' || typeof jti !== 'string' || !JTI.test(jti)) {
     throw invalidJwe('it is not bound to a payment; reload the payment form');
@@ -80,4 +74,17 @@ export async function openBoundCard(
     expiresAt: issuedAt + CARD_JWE_MAX_AGE_MS,
   };
   return { card: payload as CardInput, use };
+}
+
+async function decryptCard(deps: CardBindingDeps, jwe: string): Promise<DecryptedCard> {
+  try {
+    return await deps.keyring.decrypt(jwe);
+  } catch (error) {
+    if (error instanceof UnreadableCiphertext) throw invalidJwe(error.reason);
+    throw error;
+  }
+}
+
+export function invalidJwe(reason = 'it is malformed or was tampered with'): ApiError {
+  return new ApiError('card_encryption_invalid', `The encrypted card could not be read: ${reason}.`, 'card');
 }

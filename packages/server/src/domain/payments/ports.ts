@@ -1,7 +1,15 @@
 import type { EventDraft } from '../events.ts';
-import type { CancellationReason, Mode, PaymentIntent } from '../intents.ts';
+import type { CancellationReason, Mode, PaymentIntent } from '../intent-model.ts';
 import type { Transaction } from '../transactions.ts';
-import type { CiphertextUse } from './card-binding.ts';
+
+/** One use of a card ciphertext's `jti`: a replay of it is refused (decision 0183). */
+export interface CiphertextUse {
+  jti: string;
+  accountId: string;
+  paymentIntentId: string;
+  usedAt: number;
+  expiresAt: number;
+}
 
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
 export interface PaymentStore {

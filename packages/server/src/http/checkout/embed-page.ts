@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { allowedOrigins, originOf } from '../../domain/allowed-origins.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { appearanceCss } from './appearance.ts';
 import { assetPath, bundle } from './bundles.ts';
 import { readEmbedQuery } from './embed-query.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { productForCheckout, redirectTarget } from '../../domain/products.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { assetPath, bundle } from './bundles.ts';
 import { orUnavailablePage, sendErrorPage } from './error-page.ts';
 import { HOSTED_STYLE_HASH, hostedHtml } from './hosted-html.ts';

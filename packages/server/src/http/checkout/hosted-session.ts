@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import { ApiError } from '../../domain/errors.ts';
 import { HOSTED_SESSION_TTL_MS, type HostedSession, startHostedCheckout } from '../../domain/hosted-checkout.ts';
 import { formatMoney } from '../../money.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 /**
  * `POST /<productId>/checkout`: the hosted page's script gets the intent to pay, or the

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { registerAssets } from './assets.ts';
 import { prebuildBundles } from './bundles.ts';
 import { registerEmbedPage } from './embed-page.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { liveSecretKeys, rollSecretKey, type SecretKeyRecord } from '../../domain/accounts.ts';
 import { editAllowedOrigins } from '../../domain/allowed-origins.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, Refusal, requireActive, type Signed, seeOther } from './context.ts';
 import { when } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { dashboardSummary } from '../../domain/dashboard/summary.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { volumeChart } from './chart.ts';
 import { day, money } from './format.ts';
 import { page } from './layout.ts';

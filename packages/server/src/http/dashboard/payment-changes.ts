@@ -3,8 +3,8 @@ import { PAYMENT_STATUS_TEXT, paymentStatus } from '../../domain/dashboard/payme
 import { CANCELLATION_REASONS, type CancellationReason, type PaymentIntent } from '../../domain/intents.ts';
 import { cancelPaymentIntent } from '../../domain/payments/cancel.ts';
 import { capturePaymentIntent } from '../../domain/payments/capture.ts';
+import type { Services } from '../../services.ts';
 import { paymentDeps } from '../../services.ts';
-import type { Services } from '../services.ts';
 import { field, Refusal, requireActive, type Signed } from './context.ts';
 import { money, when } from './format.ts';
 import { createForm, page } from './layout.ts';

@@ -11,8 +11,8 @@ import {
   type Transaction,
   TX_STATUS_TEXT,
 } from '../../domain/transactions.ts';
+import type { Services } from '../../services.ts';
 import { refundDeps } from '../../services.ts';
-import type { Services } from '../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { eventWithJson } from './event-json.ts';
 import { money, when } from './format.ts';

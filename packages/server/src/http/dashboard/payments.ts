@@ -6,7 +6,7 @@ import {
   type PaymentStatus,
 } from '../../domain/dashboard/payment-list.ts';
 import { maskedCard, type Transaction } from '../../domain/transactions.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { money, when } from './format.ts';
 import { page } from './layout.ts';
 import { html, type Markup } from './markup.ts';

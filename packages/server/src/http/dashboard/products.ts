@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidParam } from '../../domain/errors.ts';
 import { createProduct, listProducts, type Product, retrieveProduct, updateProduct } from '../../domain/products.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, requireActive, type Signed, seeOther } from './context.ts';
 import { money } from './format.ts';
 import { createForm, page, postForm } from './layout.ts';

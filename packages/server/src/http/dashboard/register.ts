@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resumeSession } from '../../domain/dashboard/sessions.ts';
 import { ApiError } from '../../domain/errors.ts';
+import type { Services } from '../../services.ts';
 import { isDatabaseUnavailable } from '../../store/driver-errors.ts';
 import { ERROR_STATUS } from '../error-statuses.ts';
 import { databaseUnavailable, logFailure } from '../errors.ts';
-import type { Services } from '../services.ts';
 import { cookieOf, Refusal, SESSION_COOKIE, THEME_COOKIE, type Theme } from './context.ts';
 import { registerCopyScript } from './copy-link.ts';
 import { registerDeveloperPages } from './developer.ts';

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FORM_TOKEN, oncePerToken } from '../../domain/dashboard/form-uses.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, Refusal, type Signed, seeOther, signedOf } from './context.ts';
 
 type Handler<P> = (

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { seeOther } from './context.ts';
 import { html } from './markup.ts';
 import { getPage } from './routes.ts';

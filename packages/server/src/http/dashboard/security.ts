@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AuditAction, type AuditBy, type AuditEvent, actorOfSession, auditEvent } from '../../domain/audit.ts';
 import { confirmPassword, endAllSessions, passwordIsFresh } from '../../domain/dashboard/sessions.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, Refusal, type Signed, seeOther } from './context.ts';
 import { when } from './format.ts';
 import { page, postForm } from './layout.ts';

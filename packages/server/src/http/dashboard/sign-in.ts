@@ -3,7 +3,7 @@ import { MINUTE } from '../../clock.ts';
 import { PasswordHashingBusy } from '../../crypto/password-hash-pool.ts';
 import { clientNetwork } from '../../domain/client-network.ts';
 import { SESSION_ABSOLUTE_MS, signIn, signOut, switchMode } from '../../domain/dashboard/sessions.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, SESSION_COOKIE, seeOther, THEME_COOKIE, type Theme } from './context.ts';
 import { publicPage } from './layout.ts';
 import { html } from './markup.ts';

@@ -14,7 +14,7 @@ import {
   type WebhookEndpoint,
 } from '../../domain/webhooks/endpoints.ts';
 import { sha256Hex } from '../../ids.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { field, Refusal, type Signed, seeOther } from './context.ts';
 import { eventJson } from './event-json.ts';
 import { when } from './format.ts';

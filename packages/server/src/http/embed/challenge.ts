@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { challengeView, completeChallenge } from '../../domain/payments/challenge.ts';
+import type { Services } from '../../services.ts';
 import { paymentDeps } from '../../services.ts';
 import { sendErrorPage } from '../checkout/error-page.ts';
-import type { Services } from '../services.ts';
 import { challengePage } from './challenge-page.ts';
 import { challengeReturnPage, liveChallengePage } from './live-challenge-page.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';

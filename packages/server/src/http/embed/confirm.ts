@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { confirmPayment } from '../../domain/payments/confirm.ts';
+import type { Services } from '../../services.ts';
 import { paymentDeps } from '../../services.ts';
-import type { Services } from '../services.ts';
 import { PaymentOutcomeOut, toOutcomeOut } from './outcome-schema.ts';
 import { accountForClientKey } from './payment-deps.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { allowedOrigins, originOf } from '../../domain/allowed-origins.ts';
+import type { Services } from '../../services.ts';
 import { CLIENT_KEY } from '../checkout/embed-query.ts';
-import type { Services } from '../services.ts';
 
 const FrameCheckQuery = Type.Object({ pk: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 /** The card-encryption public keys; the widget encrypts to the first. */
 export function registerJwks(app: FastifyInstance, services: Services): void {

@@ -1,6 +1,6 @@
 import type { Account } from '../../domain/accounts.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 /** The account of a widget's client key; unknown keys and inactive accounts are refused alike. */
 export async function accountForClientKey(services: Services, pk: string): Promise<Account> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 import { registerChallenge } from './challenge.ts';
 import { registerConfirm } from './confirm.ts';
 import { registerFrameCheck } from './frame-check.ts';

@@ -3,8 +3,8 @@ import { type Static, Type } from 'typebox';
 import type { PaymentIntent } from '../../domain/intents.ts';
 import { intentForSecret } from '../../domain/payments/confirm.ts';
 import { TX_STATUS } from '../../domain/transactions.ts';
+import type { Services } from '../../services.ts';
 import { paymentDeps } from '../../services.ts';
-import type { Services } from '../services.ts';
 import { challengeUrl } from './outcome-schema.ts';
 import { accountForClientKey } from './payment-deps.ts';
 

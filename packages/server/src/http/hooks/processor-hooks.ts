@@ -3,8 +3,8 @@ import { type Static, Type } from 'typebox';
 import { applyProcessorNotice, type NoticeDeps } from '../../domain/payments/notices.ts';
 import { NoticeRejected } from '../../domain/payments/ports.ts';
 import { settleRefundNotice } from '../../domain/refund-notices.ts';
+import type { Services } from '../../services.ts';
 import { paymentDeps } from '../../services.ts';
-import type { Services } from '../services.ts';
 
 const Params = Type.Object({ connector: Type.String({ maxLength: 32 }) });
 /** Stripe's events are a few KB; a megabyte leaves room without inviting abuse. */

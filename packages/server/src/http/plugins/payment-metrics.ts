@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Services } from '../services.ts';
+import type { Services } from '../../services.ts';
 
 /**
  * Payment health an operator alerts on. Read from the database when scraped, so every

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { CiphertextUse, UsedCiphertexts } from '../../domain/payments/card-binding.ts';
+import type { UsedCiphertexts } from '../../domain/payments/card-binding.ts';
+import type { CiphertextUse } from '../../domain/payments/ports.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 

@@ -1,8 +1,8 @@
 import { type Transaction as DbTransaction, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
 import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts';
-import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
-import type { PaymentStore } from '../../domain/payments/ports.ts';
+import { CiphertextReplayed } from '../../domain/payments/card-binding.ts';
+import type { CiphertextUse, PaymentStore } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';

@@ -13,7 +13,7 @@ import {
 } from '../../domain/webhooks/deliveries.ts';
 import { loopbackAllowed } from '../../domain/webhooks/endpoints.ts';
 import { fanOutEvents } from '../../domain/webhooks/fanout.ts';
-import type { Services } from '../../http/services.ts';
+import type { Services } from '../../services.ts';
 import { FailureLog } from '../failure-log.ts';
 import { HttpWebhookSender, type Resolver } from './transport.ts';
 

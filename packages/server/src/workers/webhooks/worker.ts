@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Services } from '../../http/services.ts';
+import type { Services } from '../../services.ts';
 import { LEASE_MS, WebhookDispatcher } from './dispatcher.ts';
 
 /**

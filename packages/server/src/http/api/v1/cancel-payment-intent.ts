@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { CANCELLATION_REASONS } from '../../../domain/intents.ts';
 import { cancelPaymentIntent } from '../../../domain/payments/cancel.ts';
+import type { Services } from '../../../services.ts';
 import { paymentDeps } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { IntentParams, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 
 /** The body may be left out: a cancel without a reason, as Stripe's. */

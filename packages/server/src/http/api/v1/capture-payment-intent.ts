@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { capturePaymentIntent } from '../../../domain/payments/capture.ts';
+import type { Services } from '../../../services.ts';
 import { paymentDeps } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { IntentParams, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 
 /** The body may be left out: the whole authorization is captured, as Stripe's. */

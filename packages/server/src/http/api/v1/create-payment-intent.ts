@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { createPaymentIntent } from '../../../domain/intents.ts';
+import type { Services } from '../../../services.ts';
 import { idempotentWrite } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { Metadata, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 
 /** Spec §2.1 and §8: every type, range and length is enforced here; the rest in the domain. */

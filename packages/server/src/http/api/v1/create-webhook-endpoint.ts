@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { webhookPolicy } from '../../../config.ts';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
+import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import {
   EnabledEvents,
   EndpointDescription,

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { deleteWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
+import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
 
 const DeletedOut = Type.Object({

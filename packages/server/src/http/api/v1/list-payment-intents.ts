@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { INTENT_STATUSES, type IntentFilter, listPaymentIntents } from '../../../domain/intents.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 import { createdRange } from './transactions/list-transactions.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listEndpointAttempts } from '../../../domain/webhooks/delivery-queries.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { AttemptOut, toAttemptOut } from './webhook-delivery-schema.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
 

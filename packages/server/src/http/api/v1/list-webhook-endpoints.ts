@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listWebhookEndpoints } from '../../../domain/webhooks/endpoints.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { ListQuery, toWebhookEndpointOut, WebhookEndpointOut } from './webhook-endpoint-schema.ts';
 
 const WebhookEndpointListOut = Type.Object({

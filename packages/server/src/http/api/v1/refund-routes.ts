@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listRefunds, retrieveRefund } from '../../../domain/refunds.ts';
 import { REFUND_STATUSES, refundView } from '../../../domain/transactions.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { RefundOut } from './transactions/transaction-schema.ts';
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });

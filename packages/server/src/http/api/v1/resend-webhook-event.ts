@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { resendEvent } from '../../../domain/webhooks/delivery-queries.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { DeliveryOut, toDeliveryOut } from './webhook-delivery-schema.ts';
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }), event_id: Type.String({ maxLength: 64 }) });

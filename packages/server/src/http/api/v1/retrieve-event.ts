@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { retrieveEvent } from '../../../domain/event-queries.ts';
 import { eventView } from '../../../domain/events.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { EventOut } from './event-schema.ts';
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { retrievePaymentIntent } from '../../../domain/intents.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { IntentParams as Params, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 
 export function registerRetrievePaymentIntent(app: FastifyInstance, services: Services): void {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { retrieveProduct } from '../../../domain/products.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { ProductOut, toProductOut } from './product-schema.ts';
 
 export const ProductParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

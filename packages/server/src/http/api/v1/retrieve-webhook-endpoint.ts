@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { retrieveWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { EndpointParams, toWebhookEndpointOut, WebhookEndpointOut } from './webhook-endpoint-schema.ts';
 
 export function registerRetrieveWebhookEndpoint(app: FastifyInstance, services: Services): void {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { MAX_SECRET_GRACE_HOURS, rollEndpointSecret } from '../../../domain/webhooks/endpoint-changes.ts';
+import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import {
   EndpointParams,
   toWebhookEndpointOut,

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { updatePaymentIntent } from '../../../domain/intent-changes.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import { CreatePaymentIntentIn } from './create-payment-intent.ts';
 import { IntentParams, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
 

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { webhookPolicy } from '../../../config.ts';
 import { updateWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
+import type { Services } from '../../../services.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
-import type { Services } from '../../services.ts';
 import {
   EnabledEvents,
   EndpointDescription,

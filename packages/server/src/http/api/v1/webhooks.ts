@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.ts';
+import type { Services } from '../../../services.ts';
 import { registerCreateWebhookEndpoint } from './create-webhook-endpoint.ts';
 import { registerDeleteWebhookEndpoint } from './delete-webhook-endpoint.ts';
 import { registerListEvents } from './list-events.ts';

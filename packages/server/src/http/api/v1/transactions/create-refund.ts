@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { refundTransaction } from '../../../../domain/refunds.ts';
 import { REFUND_REASONS } from '../../../../domain/transactions.ts';
+import type { Services } from '../../../../services.ts';
 import { refundDeps } from '../../../../services.ts';
 import { apiAuditBy } from '../../../api-audit.ts';
 import { idempotentWrite } from '../../../plugins/idempotency.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
-import type { Services } from '../../../services.ts';
 import { Metadata } from '../payment-intent-schema.ts';
 import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
 

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listTransactions, type TransactionFilter } from '../../../../domain/transaction-queries.ts';
 import { TX_STATUS, type TxStatus } from '../../../../domain/transactions.ts';
+import type { Services } from '../../../../services.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
-import type { Services } from '../../../services.ts';
 import { TransactionOut, toTransactionOut } from './transaction-schema.ts';
 
 /** Unix seconds, a fraction allowed (as `created` is answered); 10^10 is the year 2286. */

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../../../services.ts';
 import { useApiRateLimit } from '../../../plugins/api-rate-limit.ts';
 import { useIdempotency } from '../../../plugins/idempotency.ts';
 import { secretKeyAuth } from '../../../plugins/secret-key-auth.ts';
-import type { Services } from '../../../services.ts';
 import { registerCreateRefund } from './create-refund.ts';
 import { registerListTransactions } from './list-transactions.ts';
 import { usePlainErrors, usePlainNotFound } from './plain-errors.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { retrieveTransaction } from '../../../../domain/transaction-queries.ts';
+import type { Services } from '../../../../services.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
-import type { Services } from '../../../services.ts';
 import { TransactionOut, toTransactionOut } from './transaction-schema.ts';
 
 /** Any text: an id that names no transaction of the account is a 404, whatever its shape (spec §7.1). */

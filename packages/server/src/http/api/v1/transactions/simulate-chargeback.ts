@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { simulateChargeback } from '../../../../domain/chargebacks.ts';
+import type { Services } from '../../../../services.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
-import type { Services } from '../../../services.ts';
 import { TransactionOut, toTransactionOut } from './transaction-schema.ts';
 
 const Params = Type.Object({ id: Type.String() });
