@@ -5,7 +5,7 @@ export interface PaymentIntent {
   object: "payment_intent";
   client_secret: string;
   amount: number;
-  currency: string;
+  currency: "USD";
   status: "requires_payment" | "processing" | "requires_capture" | "succeeded" | "failed" | "canceled" | "expired";
   mode: "live" | "sandbox";
   /** Unix seconds */
@@ -52,10 +52,10 @@ export interface Transaction {
   chargeback: boolean;
   object: "transaction";
   payment_intent: string;
-  mode: string;
+  mode: "live" | "sandbox";
   /** Minor units */
   amount: number;
-  currency: string;
+  currency: "USD";
   /** Minor units */
   amount_refunded: number;
   fee: {
@@ -98,7 +98,7 @@ export interface Refund {
   object: "refund";
   /** Minor units (cents) */
   amount: number;
-  currency: string;
+  currency: "USD";
   /** Unix seconds, may carry a fraction */
   created: number;
   transaction: string;
@@ -116,7 +116,7 @@ export interface RefundCreated {
   object: "refund";
   /** Minor units (cents) */
   amount: number;
-  currency: string;
+  currency: "USD";
   /** Unix seconds, may carry a fraction */
   created: number;
   transaction: string;
@@ -135,8 +135,8 @@ export interface Product {
   name: string;
   description: string | null;
   amount: number;
-  currency: string;
-  mode: string;
+  currency: "USD";
+  mode: "live" | "sandbox";
   active: boolean;
   success_url: string | null;
   /** The hosted checkout page of this product */
@@ -151,11 +151,11 @@ export interface WebhookEndpoint {
   id: string;
   object: "webhook_endpoint";
   url: string;
-  mode: string;
+  mode: "live" | "sandbox";
   description: string | null;
-  enabled_events: Array<string>;
+  enabled_events: Array<"*" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.expired" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "transaction.created" | "transaction.updated" | "refund.created" | "refund.updated" | "dispute.created" | "dispute.closed" | "payment_attempt.requires_review" | "webhook_endpoint.disabled">;
   enabled: boolean;
-  disabled_reason: string | null;
+  disabled_reason: "requested" | "failing" | null;
   failing_since: number | null;
   previous_secret_expires_at: number | null;
   /** Unix seconds */
@@ -168,11 +168,11 @@ export interface WebhookEndpointWithSecret {
   id: string;
   object: "webhook_endpoint";
   url: string;
-  mode: string;
+  mode: "live" | "sandbox";
   description: string | null;
-  enabled_events: Array<string>;
+  enabled_events: Array<"*" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.expired" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "transaction.created" | "transaction.updated" | "refund.created" | "refund.updated" | "dispute.created" | "dispute.closed" | "payment_attempt.requires_review" | "webhook_endpoint.disabled">;
   enabled: boolean;
-  disabled_reason: string | null;
+  disabled_reason: "requested" | "failing" | null;
   failing_since: number | null;
   previous_secret_expires_at: number | null;
   /** Unix seconds */
@@ -189,9 +189,9 @@ export interface WebhookDelivery {
   webhook_endpoint: string;
   event: string;
   /** fanout (the event happened) or resend */
-  origin: string;
+  origin: "fanout" | "resend";
   /** pending, delivered or failed (given up after 3 days) */
-  status: string;
+  status: "pending" | "delivered" | "failed";
   attempts: number;
   next_attempt_at: number | null;
   /** Unix seconds */
@@ -204,7 +204,7 @@ export interface WebhookAttempt {
   webhook_endpoint: string;
   webhook_delivery: string;
   event: string;
-  event_type: string;
+  event_type: "payment_intent.created" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.payment_failed" | "payment_intent.expired" | "payment_intent.canceled" | "payment_intent.amount_capturable_updated" | "transaction.created" | "transaction.updated" | "refund.created" | "refund.updated" | "dispute.created" | "dispute.closed" | "payment_attempt.requires_review" | "webhook_endpoint.disabled";
   url: string;
   /** Unix seconds, with milliseconds as a fraction */
   created: number;

@@ -1,6 +1,6 @@
 export type * from './api-types.ts';
 export { Obolus, type ObolusOptions } from './client.ts';
-export { ObolusError } from './errors.ts';
+export { type ClientErrorCode, type ErrorCode, type ErrorType, ObolusError } from './errors.ts';
 export { Page, type PagePromise } from './pages.ts';
 export type {
   CreatedRange,

@@ -25,6 +25,8 @@ type Outcome =
       status: number;
       body: unknown;
       requestId: string | undefined;
+      /** The code the transactions surface gives in a header, its body being `{"error": "…"}`. */
+      errorCode: string | undefined;
       retryAfter: string | null;
     }
   | { kind: 'failure'; error: ObolusError };
@@ -64,7 +66,7 @@ export class Transport {
       if (retryIn === undefined) {
         if (outcome.kind === 'answer' && outcome.ok) return outcome.body as T;
         throw outcome.kind === 'answer'
-          ? errorFromResponse(outcome.status, outcome.body, outcome.requestId)
+          ? errorFromResponse(outcome.status, outcome.body, outcome.requestId, outcome.errorCode)
           : outcome.error;
       }
       await sleep(retryIn);
@@ -92,6 +94,7 @@ export class Transport {
         status: response.status,
         body: parseJson(text),
         requestId: response.headers.get('request-id') ?? undefined,
+        errorCode: response.headers.get('obolus-error-code') ?? undefined,
         retryAfter: response.headers.get('retry-after'),
       };
     } catch (cause) {

@@ -112,6 +112,12 @@ describe.each(ENGINES)('@obolus/node against a real server (%s)', (engine) => {
     expect(refund.transaction_record.amount_refunded).toBe(1500);
     const rest = await obolus.refunds.create(settled.id);
     expect(rest.amount).toBe(3500);
+    // The transactions surface's body is {"error": "…"}: its code comes from Obolus-Error-Code.
+    await expect(obolus.refunds.create(settled.id)).rejects.toMatchObject({
+      status: 409,
+      type: 'invalid_request',
+      code: 'transaction_already_refunded',
+    });
     const disputed = await createSettledTransaction(t, shop);
     expect((await obolus.transactions.simulateChargeback(disputed.id)).chargeback).toBe(true);
   });

@@ -1,14 +1,21 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/domain/errors.ts';
-import { OPERATIONS } from '../src/http/openapi/operations.ts';
 import { launchBrowser, type TestBrowser } from './support/browser.ts';
 import { seriousViolations } from './support/dashboard-pages.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const SHOTS = resolve(import.meta.dirname, '../../../test-artifacts/docs');
+
+/** How many operations the committed document names (each route names its own). */
+function documentedOperations(): number {
+  const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../docs/openapi.json'), 'utf8'));
+  return Object.values(document.paths as Record<string, object>).flatMap((item) =>
+    Object.keys(item).filter((key) => ['get', 'post', 'delete'].includes(key)),
+  ).length;
+}
 
 /**
  * Text nodes of operation paths and tag descriptions whose lines break between two letters
@@ -89,7 +96,7 @@ describe('the API reference at /docs', () => {
       await page.goto(`${t.url}/docs`);
       await page.getByText('Create a payment intent').first().waitFor({ timeout: 20_000 });
       const operations = await page.locator('.opblock-summary').count();
-      expect(operations).toBe(Object.keys(OPERATIONS).length);
+      expect(operations).toBe(documentedOperations());
       for (const tag of ['Payment intents', 'Transactions', 'Webhook endpoints', 'Events']) {
         await expect(page.getByRole('heading', { name: tag }).first().isVisible()).resolves.toBe(true);
       }

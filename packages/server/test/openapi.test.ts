@@ -4,9 +4,9 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/domain/errors.ts';
-import { isPublicRoute } from '../src/http/openapi/document.ts';
+import { completeDocument, isPublicRoute } from '../src/http/openapi/document.ts';
 import { COMMITTED_DOCUMENT, generateOpenApiText } from '../src/http/openapi/generate.ts';
-import { OPERATIONS } from '../src/http/openapi/operations.ts';
+import { TAGS } from '../src/http/openapi/operation.ts';
 import { ENGINES } from './support/engines.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -40,13 +40,23 @@ describe('the OpenAPI document', () => {
     expect(result.stdout + result.stderr).not.toMatch(/error|warning/i);
   }, 60_000);
 
-  it('names every public operation, and no internal one', () => {
+  it('names every public operation from its route file (id, summary, one of the tags), and no internal one', () => {
     const document = JSON.parse(committedText());
-    const documented = operations(document).map(([m, path]) => `${m.toUpperCase()} ${path}`);
-    expect(documented.sort()).toEqual(Object.keys(OPERATIONS).sort());
     expect(Object.keys(document.paths).every((path) => isPublicRoute(path))).toBe(true);
+    for (const [method, path, op] of operations(document)) {
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.summary.length, `${method} ${path}`).toBeGreaterThan(10);
+      expect(Object.keys(TAGS), `${method} ${path}`).toContain(op.tags[0]);
+      expect(Object.keys(op).filter((key) => key.startsWith('x-'))).toEqual([]);
+    }
     const ids = operations(document).map(([, , op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(Object.keys(TAGS));
+  });
+
+  it('refuses to publish a public route that declares no operation(), instead of guessing its name and tag', () => {
+    const document = { paths: { '/api/v1/gadgets': { get: { responses: { 200: { description: 'ok' } } } } } };
+    expect(() => completeDocument(document)).toThrow(/GET \/api\/v1\/gadgets is public but declares no operation\(\)/);
   });
 
   it('documents the Bearer scheme, Idempotency-Key on every POST, and the error body of each surface', () => {

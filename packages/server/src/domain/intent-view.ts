@@ -6,7 +6,7 @@ export interface PaymentIntentView {
   object: 'payment_intent';
   client_secret: string;
   amount: number;
-  currency: string;
+  currency: 'USD';
   status: IntentStatus;
   mode: Mode;
   created: number;

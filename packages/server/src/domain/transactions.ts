@@ -161,7 +161,7 @@ export interface RefundView {
   id: string;
   object: 'refund';
   amount: number;
-  currency: string;
+  currency: 'USD';
   created: number;
   transaction: string;
   status: RefundStatus;
@@ -227,9 +227,9 @@ export interface TransactionRecord {
   chargeback: boolean;
   object: 'transaction';
   payment_intent: string;
-  mode: string;
+  mode: Mode;
   amount: number;
-  currency: string;
+  currency: 'USD';
   amount_refunded: number;
   fee: { amount: number; percent_bps: number; fixed: number; currency: 'USD' };
   card_exp_month: number;

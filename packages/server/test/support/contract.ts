@@ -58,7 +58,7 @@ export function assertResponseInContract(method: string, url: string, status: nu
     if (status < 400) {
       throw new Error(
         `contract: ${what} succeeded but docs/openapi.json has no such operation: name it in ` +
-          'src/http/openapi/operations.ts and run `npm run openapi`',
+          'its route file with operation() (src/http/openapi/operation.ts) and run `npm run openapi`',
       );
     }
     // No such operation: the answer must still be the surface's error body.

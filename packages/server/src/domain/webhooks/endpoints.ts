@@ -13,6 +13,7 @@ export type DisabledReason = 'requested' | 'failing';
 
 /** Event types an endpoint may subscribe to, and `*` for all of them (present and future). */
 export const SUBSCRIBABLE = ['*', ...EVENT_TYPES] as const;
+export type Subscribable = (typeof SUBSCRIBABLE)[number];
 
 export interface WebhookEndpoint {
   /** we_… */
@@ -22,7 +23,7 @@ export interface WebhookEndpoint {
   /** Receives the events of this mode only; fixed at creation. Live endpoints need https. */
   mode: Mode;
   description: string | null;
-  enabledEvents: string[];
+  enabledEvents: Subscribable[];
   enabled: boolean;
   disabledReason: DisabledReason | null;
   /** whsec_…: the secret that signs now. */
@@ -94,17 +95,17 @@ export const newEndpointId = () => `we_${randomBase62(24)}`;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 
 /** The list as stored: duplicates dropped, and `*` alone when it is there (it means everything). */
-export function normaliseEnabledEvents(events: string[]): string[] {
+export function normaliseEnabledEvents(events: string[]): Subscribable[] {
   for (const [i, type] of events.entries()) {
     if (!(SUBSCRIBABLE as readonly string[]).includes(type)) {
       throw invalidParam(`enabled_events[${i}]`, `enabled_events[${i}] must be one of: ${SUBSCRIBABLE.join(', ')}.`);
     }
   }
-  return events.includes('*') ? ['*'] : [...new Set(events)];
+  return events.includes('*') ? ['*'] : [...new Set(events as Subscribable[])];
 }
 
 export function subscribes(endpoint: Pick<WebhookEndpoint, 'enabledEvents'>, type: string): boolean {
-  return endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type);
+  return endpoint.enabledEvents.includes('*') || (endpoint.enabledEvents as readonly string[]).includes(type);
 }
 
 export async function createWebhookEndpoint(

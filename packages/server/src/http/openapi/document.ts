@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES } from '../../domain/errors.ts';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../../domain/idempotency.ts';
 import { namedComponents, referenceNamedSchemas } from './components.ts';
 import {
@@ -10,8 +11,7 @@ import {
   errorStatuses,
   type Surface,
 } from './error-responses.ts';
-import { RESPONSE_EXAMPLES } from './examples.ts';
-import { OPERATIONS, type OperationInfo, TAGS } from './operations.ts';
+import { type OperationInfo, TAGS } from './operation.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -88,6 +88,11 @@ const SHARED_COMPONENTS = {
   },
   headers: {
     'Request-Id': { description: 'The id of this request, as in the error body.', schema: { type: 'string' } },
+    'Obolus-Error-Code': {
+      description:
+        'On the transactions surface, whose error body is `{"error": "…"}`: the code of docs/errors.md the merchant API gives the same error.',
+      schema: { type: 'string', enum: [...ERROR_CODES] },
+    },
     'Retry-After': {
       description: 'Whole seconds to wait before retrying (the rate limits are per second).',
       schema: { type: 'integer', minimum: 1 },
@@ -128,14 +133,13 @@ export function completeDocument(document: Document): Document {
 
 /** Names, parameters and headers of one operation; returns the error statuses it refers to. */
 function completeOperation(operation: Operation, method: string, path: string, surface: Surface): number[] {
-  const info: OperationInfo = OPERATIONS[`${method} ${path}`] ?? {
-    operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string = '') => c.toUpperCase())}`,
-    summary: `${method} ${path}`,
-    tag: 'Payment intents',
-  };
-  operation.operationId = info.operationId;
-  operation.summary = info.summary;
-  operation.tags = [info.tag];
+  if (typeof operation.operationId !== 'string') {
+    throw new Error(
+      `${method} ${path} is public but declares no operation(): name it in its route file (http/openapi/operation.ts)`,
+    );
+  }
+  const info: Omit<OperationInfo, 'operationId' | 'summary' | 'tag'> = operation['x-obolus-operation'] ?? {};
+  delete operation['x-obolus-operation'];
   const parameters: Operation[] = operation.parameters ?? [];
   const input = {
     pathParams: parameters.some((p) => p.in === 'path'),
@@ -149,8 +153,9 @@ function completeOperation(operation: Operation, method: string, path: string, s
   for (const [status, response] of Object.entries(operation.responses as Record<string, Operation>)) {
     if (!status.startsWith('2')) continue;
     response.description = 'Success.';
-    const example = RESPONSE_EXAMPLES[info.operationId];
-    if (example && response.content?.['application/json']) response.content['application/json'].example = example;
+    if (info.responseExample && response.content?.['application/json']) {
+      response.content['application/json'].example = info.responseExample;
+    }
     response.headers = {
       'Request-Id': { $ref: '#/components/headers/Request-Id' },
       ...(method === 'POST' ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),

@@ -36,7 +36,7 @@ const MEANING: Record<number, string> = {
   503: 'The service cannot reach its database for a moment (a restart, a failover): wait `Retry-After` seconds and retry, with the same Idempotency-Key for a POST.',
 };
 
-/** The statuses every operation of its kind can answer with (the rest come from operations.ts). */
+/** The statuses every operation of its kind can answer with (the rest each route names in its operation()). */
 export function errorStatuses(
   method: string,
   input: { pathParams: boolean; query: boolean; cursor: boolean; body: boolean },
@@ -98,6 +98,7 @@ function errorResponse(status: number, onSurface: Surface): Record<string, unkno
     description: surface === 'api' && codes ? `${message} Codes: ${codes}.` : message,
     headers: {
       'Request-Id': { $ref: '#/components/headers/Request-Id' },
+      ...(surface === 'plain' ? { 'Obolus-Error-Code': { $ref: '#/components/headers/Obolus-Error-Code' } } : {}),
       ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
     },
     content: {

@@ -1,5 +1,5 @@
 /**
- * Example answers shown in the reference, by operationId. redocly lint checks each against
+ * Example answers shown in the reference. redocly lint checks each against
  * its schema (no-invalid-media-type-examples), so they cannot drift from the routes.
  */
 const intent = {
@@ -69,23 +69,23 @@ const transaction = {
   refunds: [],
 };
 
-export const RESPONSE_EXAMPLES: Record<string, unknown> = {
-  createPaymentIntent: intent,
-  retrievePaymentIntent: intent,
-  listPaymentIntents: { object: 'list', data: [intent], has_more: false },
-  updatePaymentIntent: { ...intent, amount: 2500, metadata: { order_id: '1042' } },
-  capturePaymentIntent: {
+/** Example answers the route files name in their `operation()`. */
+export const EXAMPLES = {
+  intent,
+  intentList: { object: 'list', data: [intent], has_more: false },
+  updatedIntent: { ...intent, amount: 2500, metadata: { order_id: '1042' } },
+  capturedIntent: {
     ...intent,
     status: 'succeeded',
     capture_method: 'manual',
     last_transaction: '6727d5e0a1b2c3d4e5f60718',
   },
-  cancelPaymentIntent: {
+  canceledIntent: {
     ...intent,
     status: 'canceled',
     canceled_at: 1793612000,
     cancellation_reason: 'requested_by_customer',
   },
-  retrieveTransaction: transaction,
-  listTransactions: { object: 'list', data: [transaction], has_more: false },
+  transaction,
+  transactionList: { object: 'list', data: [transaction], has_more: false },
 };

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../../crypto/master-key.ts';
 import type { AuditEvent } from '../../domain/audit.ts';
 import type { Mode, Page } from '../../domain/intents.ts';
-import type { EndpointChanges, EndpointStore, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
+import type { EndpointChanges, EndpointStore, Subscribable, WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { AccountId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, WebhookEndpointsTable } from '../schema.ts';
@@ -18,7 +18,7 @@ export function toEndpoint(box: SecretBox, row: Selectable<WebhookEndpointsTable
     url: row.url,
     mode: row.mode,
     description: row.description,
-    enabledEvents: JSON.parse(row.enabled_events) as string[],
+    enabledEvents: JSON.parse(row.enabled_events) as Subscribable[],
     enabled: row.enabled === 1,
     disabledReason: row.disabled_reason,
     secret,

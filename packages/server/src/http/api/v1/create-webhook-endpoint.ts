@@ -4,8 +4,10 @@ import { webhookPolicy } from '../../../config.ts';
 import { createWebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
+import { operation } from '../../openapi/operation.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
+import { ModeEnum } from './schema-parts.ts';
 import {
   EnabledEvents,
   EndpointDescription,
@@ -21,16 +23,33 @@ export const CreateWebhookEndpointIn = Type.Object(
     enabled_events: EnabledEvents,
     description: Type.Optional(EndpointDescription),
     enabled: Type.Optional(Type.Boolean()),
-    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    mode: Type.Optional(ModeEnum),
   },
   { additionalProperties: false },
 );
 export type CreateWebhookEndpointIn = Static<typeof CreateWebhookEndpointIn>;
 
+/** POST /api/v1/webhook-endpoints: its public contract, with the schemas below (docs/openapi.json). */
+export const createWebhookEndpointOperation = operation({
+  operationId: 'createWebhookEndpoint',
+  summary: 'Create a webhook endpoint',
+  tag: 'Webhook endpoints',
+  requestExample: {
+    url: 'https://shop.example.com/webhooks/obolus',
+    enabled_events: ['payment_intent.succeeded', 'transaction.updated'],
+  },
+});
+
 export function registerCreateWebhookEndpoint(app: FastifyInstance, services: Services): void {
   app.post<{ Body: CreateWebhookEndpointIn }>(
     '/webhook-endpoints',
-    { schema: { body: CreateWebhookEndpointIn, response: { 200: WebhookEndpointWithSecretOut } } },
+    {
+      schema: {
+        ...createWebhookEndpointOperation,
+        body: CreateWebhookEndpointIn,
+        response: { 200: WebhookEndpointWithSecretOut },
+      },
+    },
     async (request) => {
       const endpoint = await createWebhookEndpoint(
         services.repos.webhookEndpoints,

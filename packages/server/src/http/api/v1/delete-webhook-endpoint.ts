@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { deleteWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
 import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
 
@@ -12,11 +13,18 @@ const DeletedOut = Type.Object({
   deleted: Type.Literal(true),
 });
 
+/** DELETE /api/v1/webhook-endpoints/{id}: its public contract, with the schemas below (docs/openapi.json). */
+export const deleteWebhookEndpointOperation = operation({
+  operationId: 'deleteWebhookEndpoint',
+  summary: 'Delete a webhook endpoint',
+  tag: 'Webhook endpoints',
+});
+
 /** The endpoint goes with its pending deliveries and its attempt log; events stay. */
 export function registerDeleteWebhookEndpoint(app: FastifyInstance, services: Services): void {
   app.delete<{ Params: Static<typeof EndpointParams> }>(
     '/webhook-endpoints/:id',
-    { schema: { params: EndpointParams, response: { 200: DeletedOut } } },
+    { schema: { ...deleteWebhookEndpointOperation, params: EndpointParams, response: { 200: DeletedOut } } },
     async (request) => {
       // Its audit event commits with the deletion (decision 0205).
       await deleteWebhookEndpoint(services.repos.webhookEndpoints, accountOf(request), request.params.id, {

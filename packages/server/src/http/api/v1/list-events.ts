@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { listEvents } from '../../../domain/event-queries.ts';
 import { eventView } from '../../../domain/events.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { EventOut } from './event-schema.ts';
 
@@ -22,11 +23,18 @@ const EventListOut = Type.Object({
   has_more: Type.Boolean(),
 });
 
+/** GET /api/v1/events: its public contract, with the schemas below (docs/openapi.json). */
+export const listEventsOperation = operation({
+  operationId: 'listEvents',
+  summary: 'List events, newest first',
+  tag: 'Events',
+});
+
 /** Newest first, kept 30 days at least; `type` takes a type or a family (`payment_intent.*`). */
 export function registerListEvents(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: Static<typeof EventsQuery> }>(
     '/events',
-    { schema: { querystring: EventsQuery, response: { 200: EventListOut } } },
+    { schema: { ...listEventsOperation, querystring: EventsQuery, response: { 200: EventListOut } } },
     async (request) => {
       const { limit = 10, starting_after, type, object_id } = request.query;
       const page = await listEvents(services.repos.eventFeed, accountOf(request), {

@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { INTENT_STATUSES, type IntentFilter, listPaymentIntents } from '../../../domain/intents.ts';
 import type { Services } from '../../../services.ts';
+import { EXAMPLES } from '../../openapi/examples.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
+import { ModeEnum } from './schema-parts.ts';
 import { createdRange } from './transactions/list-transactions.ts';
 
 /** Unix seconds, a fraction allowed (as on the transactions list); 10^10 is the year 2286. */
@@ -23,7 +26,7 @@ export const ListIntentsQuery = Type.Object(
   {
     ...ListQuery.properties,
     status: Type.Optional(Type.Enum([...INTENT_STATUSES])),
-    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    mode: Type.Optional(ModeEnum),
     reference: Type.Optional(Type.String({ maxLength: 200 })),
     externalid: Type.Optional(Type.String({ maxLength: 200 })),
     'created[gt]': Type.Optional(Seconds),
@@ -40,10 +43,24 @@ const PaymentIntentListOut = Type.Object({
   has_more: Type.Boolean(),
 });
 
+/** GET /api/v1/payment-intents: its public contract, with the schemas below (docs/openapi.json). */
+export const listPaymentIntentsOperation = operation({
+  operationId: 'listPaymentIntents',
+  summary: 'List payment intents, newest first',
+  tag: 'Payment intents',
+  responseExample: EXAMPLES.intentList,
+});
+
 export function registerListPaymentIntents(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: Static<typeof ListIntentsQuery> }>(
     '/payment-intents',
-    { schema: { querystring: ListIntentsQuery, response: { 200: PaymentIntentListOut } } },
+    {
+      schema: {
+        ...listPaymentIntentsOperation,
+        querystring: ListIntentsQuery,
+        response: { 200: PaymentIntentListOut },
+      },
+    },
     async (request) => {
       const { limit = 10, starting_after, status, mode, reference, externalid } = request.query;
       const filter: IntentFilter = {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listEndpointAttempts } from '../../../domain/webhooks/delivery-queries.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { AttemptOut, toAttemptOut } from './webhook-delivery-schema.ts';
 import { EndpointParams } from './webhook-endpoint-schema.ts';
@@ -21,11 +22,25 @@ const AttemptListOut = Type.Object({
   has_more: Type.Boolean(),
 });
 
+/** GET /api/v1/webhook-endpoints/{id}/attempts: its public contract, with the schemas below (docs/openapi.json). */
+export const listWebhookAttemptsOperation = operation({
+  operationId: 'listWebhookAttempts',
+  summary: 'List the delivery attempts of an endpoint',
+  tag: 'Webhook endpoints',
+});
+
 /** The attempt log of one endpoint, newest first: what was sent when, and what came back. */
 export function registerListWebhookAttempts(app: FastifyInstance, services: Services): void {
   app.get<{ Params: Static<typeof EndpointParams>; Querystring: Static<typeof AttemptsQuery> }>(
     '/webhook-endpoints/:id/attempts',
-    { schema: { params: EndpointParams, querystring: AttemptsQuery, response: { 200: AttemptListOut } } },
+    {
+      schema: {
+        ...listWebhookAttemptsOperation,
+        params: EndpointParams,
+        querystring: AttemptsQuery,
+        response: { 200: AttemptListOut },
+      },
+    },
     async (request) => {
       const { limit = 10, starting_after, event_id } = request.query;
       const page = await listEndpointAttempts(

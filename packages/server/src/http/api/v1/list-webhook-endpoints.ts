@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { listWebhookEndpoints } from '../../../domain/webhooks/endpoints.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { ListQuery, toWebhookEndpointOut, WebhookEndpointOut } from './webhook-endpoint-schema.ts';
 
@@ -11,10 +12,17 @@ const WebhookEndpointListOut = Type.Object({
   has_more: Type.Boolean(),
 });
 
+/** GET /api/v1/webhook-endpoints: its public contract, with the schemas below (docs/openapi.json). */
+export const listWebhookEndpointsOperation = operation({
+  operationId: 'listWebhookEndpoints',
+  summary: 'List webhook endpoints',
+  tag: 'Webhook endpoints',
+});
+
 export function registerListWebhookEndpoints(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/webhook-endpoints',
-    { schema: { querystring: ListQuery, response: { 200: WebhookEndpointListOut } } },
+    { schema: { ...listWebhookEndpointsOperation, querystring: ListQuery, response: { 200: WebhookEndpointListOut } } },
     async (request) => {
       const { limit = 10, starting_after } = request.query;
       const page = await listWebhookEndpoints(

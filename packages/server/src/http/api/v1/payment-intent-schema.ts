@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { paymentIntentView } from '../../../domain/intent-view.ts';
 import { CANCELLATION_REASONS, INTENT_STATUSES, type PaymentIntent } from '../../../domain/intents.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { CurrencyOut, ModeEnum, nullable } from './schema-parts.ts';
 
 export const IntentParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
@@ -18,9 +17,9 @@ export const PaymentIntentOut = Type.Object({
   object: Type.Literal('payment_intent'),
   client_secret: Type.String(),
   amount: Type.Integer(),
-  currency: Type.String(),
+  currency: CurrencyOut,
   status: Type.Enum([...INTENT_STATUSES]),
-  mode: Type.Enum(['live', 'sandbox']),
+  mode: ModeEnum,
   created: Type.Integer({ description: 'Unix seconds' }),
   expires_at: Type.Integer({ description: 'Unix seconds: the client_secret is refused from then on' }),
   reference: nullable(Type.String()),

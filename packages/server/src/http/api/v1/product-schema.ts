@@ -1,12 +1,11 @@
 import { type Static, Type } from 'typebox';
 import type { Product } from '../../../domain/products.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { Amount, CurrencyOut, ModeEnum, nullable, unixSeconds } from './schema-parts.ts';
 
 /** The product fields a merchant sets, with the intents' limits (spec §8). */
 export const ProductName = Type.String({ minLength: 1, maxLength: 100 });
 export const ProductDescription = Type.String({ minLength: 5, maxLength: 100 });
-export const ProductAmount = Type.Integer({ minimum: 1, maximum: 99_999_999 });
+export const ProductAmount = Amount();
 export const SuccessUrl = Type.String({ minLength: 1, maxLength: 2000 });
 
 /** The merchant-visible product: create, retrieve, update and list all answer with this. */
@@ -16,8 +15,8 @@ export const ProductOut = Type.Object({
   name: Type.String(),
   description: nullable(Type.String()),
   amount: Type.Integer(),
-  currency: Type.String(),
-  mode: Type.String(),
+  currency: CurrencyOut,
+  mode: ModeEnum,
   active: Type.Boolean(),
   success_url: nullable(Type.String()),
   url: Type.String({ description: 'The hosted checkout page of this product' }),
@@ -38,7 +37,7 @@ export function toProductOut(product: Product, baseUrl: string): ProductOut {
     active: product.active,
     success_url: product.successUrl,
     url: `${baseUrl}/${product.id}`,
-    created: Math.floor(product.createdAt / 1000),
-    updated: Math.floor(product.updatedAt / 1000),
+    created: unixSeconds(product.createdAt),
+    updated: unixSeconds(product.updatedAt),
   };
 }

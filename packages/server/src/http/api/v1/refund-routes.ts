@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { listRefunds, retrieveRefund } from '../../../domain/refunds.ts';
 import { REFUND_STATUSES, refundView } from '../../../domain/transactions.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { RefundOut } from './transactions/transaction-schema.ts';
 
@@ -25,16 +26,30 @@ const RefundListOut = Type.Object({
   has_more: Type.Boolean(),
 });
 
+/** GET /api/v1/refunds/{id}: its public contract, with the schemas below (docs/openapi.json). */
+export const retrieveRefundOperation = operation({
+  operationId: 'retrieveRefund',
+  summary: 'Retrieve a refund',
+  tag: 'Refunds',
+});
+
+/** GET /api/v1/refunds: its public contract, with the schemas below (docs/openapi.json). */
+export const listRefundsOperation = operation({
+  operationId: 'listRefunds',
+  summary: 'List refunds, newest first (by transaction, payment intent, status)',
+  tag: 'Refunds',
+});
+
 /** GET /api/v1/refunds/{id} and GET /api/v1/refunds (decision 0243): Stripe-shaped, errors in the merchant API's shape. */
 export function registerRefundRoutes(app: FastifyInstance, services: Services): void {
   app.get<{ Params: Static<typeof Params> }>(
     '/refunds/:id',
-    { schema: { params: Params, response: { 200: RefundOut } } },
+    { schema: { ...retrieveRefundOperation, params: Params, response: { 200: RefundOut } } },
     async (request) => refundView(await retrieveRefund(services.repos.refunds, accountOf(request), request.params.id)),
   );
   app.get<{ Querystring: Static<typeof RefundListQuery> }>(
     '/refunds',
-    { schema: { querystring: RefundListQuery, response: { 200: RefundListOut } } },
+    { schema: { ...listRefundsOperation, querystring: RefundListQuery, response: { 200: RefundListOut } } },
     async (request) => {
       const { limit = 10, starting_after, transaction, payment_intent, status } = request.query;
       const filter = {

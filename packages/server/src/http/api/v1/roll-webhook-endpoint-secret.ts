@@ -3,6 +3,7 @@ import { type Static, Type } from 'typebox';
 import { MAX_SECRET_GRACE_HOURS, rollEndpointSecret } from '../../../domain/webhooks/endpoint-changes.ts';
 import type { Services } from '../../../services.ts';
 import { apiAuditBy } from '../../api-audit.ts';
+import { operation } from '../../openapi/operation.ts';
 import { replayWithout } from '../../plugins/idempotency.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import {
@@ -19,11 +20,26 @@ export const RollSecretIn = Type.Object(
 );
 export type RollSecretIn = Static<typeof RollSecretIn>;
 
+/** POST /api/v1/webhook-endpoints/{id}/secret/roll: its public contract, with the schemas below (docs/openapi.json). */
+export const rollWebhookEndpointSecretOperation = operation({
+  operationId: 'rollWebhookEndpointSecret',
+  summary: 'Roll the signing secret of a webhook endpoint',
+  tag: 'Webhook endpoints',
+  requestExample: {
+    grace_period_hours: 24,
+  },
+});
+
 export function registerRollWebhookEndpointSecret(app: FastifyInstance, services: Services): void {
   app.post<{ Params: Static<typeof EndpointParams>; Body: RollSecretIn }>(
     '/webhook-endpoints/:id/secret/roll',
     {
-      schema: { params: EndpointParams, body: RollSecretIn, response: { 200: WebhookEndpointWithSecretOut } },
+      schema: {
+        ...rollWebhookEndpointSecretOperation,
+        params: EndpointParams,
+        body: RollSecretIn,
+        response: { 200: WebhookEndpointWithSecretOut },
+      },
       // A POST without a body is a roll with the defaults, not a missing JSON object.
       preValidation: async (request) => {
         request.body ??= {};

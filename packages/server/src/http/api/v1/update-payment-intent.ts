@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { updatePaymentIntent } from '../../../domain/intent-changes.ts';
 import type { Services } from '../../../services.ts';
+import { EXAMPLES } from '../../openapi/examples.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import { CreatePaymentIntentIn } from './create-payment-intent.ts';
 import { IntentParams, PaymentIntentOut, toPaymentIntentOut } from './payment-intent-schema.ts';
@@ -29,10 +31,31 @@ export const UpdatePaymentIntentIn = Type.Object(
 );
 export type UpdatePaymentIntentIn = Static<typeof UpdatePaymentIntentIn>;
 
+/** POST /api/v1/payment-intents/{id}: its public contract, with the schemas below (docs/openapi.json). */
+export const updatePaymentIntentOperation = operation({
+  operationId: 'updatePaymentIntent',
+  summary: 'Update a payment intent before it is paid (requires_payment or failed)',
+  tag: 'Payment intents',
+  requestExample: {
+    amount: 2500,
+    metadata: {
+      order_id: '1042',
+    },
+  },
+  responseExample: EXAMPLES.updatedIntent,
+});
+
 export function registerUpdatePaymentIntent(app: FastifyInstance, services: Services): void {
   app.post<{ Params: Static<typeof IntentParams>; Body: UpdatePaymentIntentIn }>(
     '/payment-intents/:id',
-    { schema: { params: IntentParams, body: UpdatePaymentIntentIn, response: { 200: PaymentIntentOut } } },
+    {
+      schema: {
+        ...updatePaymentIntentOperation,
+        params: IntentParams,
+        body: UpdatePaymentIntentIn,
+        response: { 200: PaymentIntentOut },
+      },
+    },
     async (request) => {
       const intent = await updatePaymentIntent(
         services.repos.intents,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { updateProduct } from '../../../domain/products.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
 import {
   ProductAmount,
@@ -26,10 +27,28 @@ export const UpdateProductIn = Type.Object(
 );
 export type UpdateProductIn = Static<typeof UpdateProductIn>;
 
+/** POST /api/v1/products/{id}: its public contract, with the schemas below (docs/openapi.json). */
+export const updateProductOperation = operation({
+  operationId: 'updateProduct',
+  summary: 'Update a product',
+  tag: 'Products',
+  requestExample: {
+    amount: 700,
+    active: true,
+  },
+});
+
 export function registerUpdateProduct(app: FastifyInstance, services: Services): void {
   app.post<{ Params: Static<typeof ProductParams>; Body: UpdateProductIn }>(
     '/products/:id',
-    { schema: { params: ProductParams, body: UpdateProductIn, response: { 200: ProductOut } } },
+    {
+      schema: {
+        ...updateProductOperation,
+        params: ProductParams,
+        body: UpdateProductIn,
+        response: { 200: ProductOut },
+      },
+    },
     async (request) => {
       const { products } = services.repos;
       const product = await updateProduct(

@@ -3,7 +3,9 @@ import { type Static, Type } from 'typebox';
 import { webhookPolicy } from '../../../config.ts';
 import { updateWebhookEndpoint } from '../../../domain/webhooks/endpoint-changes.ts';
 import type { Services } from '../../../services.ts';
+import { operation } from '../../openapi/operation.ts';
 import { accountOf } from '../../plugins/secret-key-auth.ts';
+import { ModeEnum } from './schema-parts.ts';
 import {
   EnabledEvents,
   EndpointDescription,
@@ -20,16 +22,33 @@ export const UpdateWebhookEndpointIn = Type.Object(
     enabled_events: Type.Optional(EnabledEvents),
     description: Type.Optional(Type.Union([EndpointDescription, Type.Null()])),
     enabled: Type.Optional(Type.Boolean()),
-    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    mode: Type.Optional(ModeEnum),
   },
   { additionalProperties: false },
 );
 export type UpdateWebhookEndpointIn = Static<typeof UpdateWebhookEndpointIn>;
 
+/** POST /api/v1/webhook-endpoints/{id}: its public contract, with the schemas below (docs/openapi.json). */
+export const updateWebhookEndpointOperation = operation({
+  operationId: 'updateWebhookEndpoint',
+  summary: 'Update a webhook endpoint',
+  tag: 'Webhook endpoints',
+  requestExample: {
+    enabled: false,
+  },
+});
+
 export function registerUpdateWebhookEndpoint(app: FastifyInstance, services: Services): void {
   app.post<{ Params: Static<typeof EndpointParams>; Body: UpdateWebhookEndpointIn }>(
     '/webhook-endpoints/:id',
-    { schema: { params: EndpointParams, body: UpdateWebhookEndpointIn, response: { 200: WebhookEndpointOut } } },
+    {
+      schema: {
+        ...updateWebhookEndpointOperation,
+        params: EndpointParams,
+        body: UpdateWebhookEndpointIn,
+        response: { 200: WebhookEndpointOut },
+      },
+    },
     async (request) => {
       const endpoint = await updateWebhookEndpoint(
         services.repos.webhookEndpoints,

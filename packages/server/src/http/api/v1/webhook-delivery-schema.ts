@@ -1,16 +1,17 @@
 import { Type } from 'typebox';
+import { EVENT_TYPES } from '../../../domain/events.ts';
 import type { Attempt, Delivery } from '../../../domain/webhooks/deliveries.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+import { nullable, unixSecondsOrNull } from './schema-parts.ts';
 
 export const DeliveryOut = Type.Object({
   id: Type.String(),
   object: Type.Literal('webhook_delivery'),
   webhook_endpoint: Type.String(),
   event: Type.String(),
-  origin: Type.String({ description: 'fanout (the event happened) or resend' }),
-  status: Type.String({ description: 'pending, delivered or failed (given up after 3 days)' }),
+  origin: Type.Enum(['fanout', 'resend'], { description: 'fanout (the event happened) or resend' }),
+  status: Type.Enum(['pending', 'delivered', 'failed'], {
+    description: 'pending, delivered or failed (given up after 3 days)',
+  }),
   attempts: Type.Integer(),
   next_attempt_at: nullable(Type.Integer({ description: 'Unix seconds' })),
   created: Type.Integer({ description: 'Unix seconds' }),
@@ -24,8 +25,8 @@ export const toDeliveryOut = (delivery: Delivery) => ({
   origin: delivery.origin,
   status: delivery.status,
   attempts: delivery.attempts,
-  next_attempt_at: seconds(delivery.nextAttemptAt),
-  created: seconds(delivery.createdAt) as number,
+  next_attempt_at: unixSecondsOrNull(delivery.nextAttemptAt),
+  created: unixSecondsOrNull(delivery.createdAt) as number,
 });
 
 export const AttemptOut = Type.Object({
@@ -34,7 +35,7 @@ export const AttemptOut = Type.Object({
   webhook_endpoint: Type.String(),
   webhook_delivery: Type.String(),
   event: Type.String(),
-  event_type: Type.String(),
+  event_type: Type.Enum([...EVENT_TYPES]),
   url: Type.String(),
   created: Type.Number({ description: 'Unix seconds, with milliseconds as a fraction' }),
   succeeded: Type.Boolean(),
@@ -59,5 +60,5 @@ export const toAttemptOut = (attempt: Attempt) => ({
   latency_ms: attempt.latencyMs,
   response_body: attempt.responseBody,
   error: attempt.error,
-  next_attempt_at: seconds(attempt.nextAttemptAt),
+  next_attempt_at: unixSecondsOrNull(attempt.nextAttemptAt),
 });

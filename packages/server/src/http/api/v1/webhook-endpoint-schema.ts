@@ -2,8 +2,7 @@ import { type Static, Type } from 'typebox';
 import { webhookEndpointView } from '../../../domain/webhooks/endpoint-view.ts';
 import { SUBSCRIBABLE, type WebhookEndpoint } from '../../../domain/webhooks/endpoints.ts';
 import { URL_MAX_LENGTH } from '../../../domain/webhooks/url-policy.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { ModeEnum, nullable } from './schema-parts.ts';
 
 export const EndpointUrl = Type.String({ minLength: 1, maxLength: URL_MAX_LENGTH });
 export const EndpointDescription = Type.String({ maxLength: 500 });
@@ -15,12 +14,12 @@ const endpointFields = {
   id: Type.String(),
   object: Type.Literal('webhook_endpoint'),
   url: Type.String(),
-  mode: Type.String(),
+  mode: ModeEnum,
   description: nullable(Type.String()),
-  enabled_events: Type.Array(Type.String()),
+  enabled_events: Type.Array(Type.Enum([...SUBSCRIBABLE])),
   enabled: Type.Boolean(),
   disabled_reason: nullable(
-    Type.String({ description: 'requested (by the merchant) or failing (3 days of failures)' }),
+    Type.Enum(['requested', 'failing'], { description: 'requested (by the merchant) or failing (3 days of failures)' }),
   ),
   failing_since: nullable(Type.Integer({ description: 'Unix seconds of the first failure since the last success' })),
   previous_secret_expires_at: nullable(

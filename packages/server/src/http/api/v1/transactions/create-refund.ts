@@ -5,9 +5,11 @@ import { REFUND_REASONS } from '../../../../domain/transactions.ts';
 import type { Services } from '../../../../services.ts';
 import { refundDeps } from '../../../../services.ts';
 import { apiAuditBy } from '../../../api-audit.ts';
+import { operation } from '../../../openapi/operation.ts';
 import { idempotentWrite } from '../../../plugins/idempotency.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
 import { Metadata } from '../payment-intent-schema.ts';
+import { Amount } from '../schema-parts.ts';
 import { RefundCreatedOut, toRefundCreatedOut } from './transaction-schema.ts';
 
 const Params = Type.Object({ id: Type.String() });
@@ -15,18 +17,28 @@ const Params = Type.Object({ id: Type.String() });
 /** `amount` in cents; without it, everything not yet refunded. An empty body is `{}`. */
 export const CreateRefundIn = Type.Object(
   {
-    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999 })),
+    amount: Type.Optional(Amount()),
     reason: Type.Optional(Type.Enum([...REFUND_REASONS])),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 );
 
+/** POST /api/v1/transactions/{id}/refunds: its public contract, with the schemas below (docs/openapi.json). */
+export const createRefundOperation = operation({
+  operationId: 'createRefund',
+  summary: 'Refund a transaction, fully or in part',
+  tag: 'Refunds',
+  requestExample: {
+    amount: 500,
+  },
+});
+
 /** POST /api/v1/transactions/{id}/refunds (docs/transactions.md, docs/decisions/0011). */
 export function registerCreateRefund(app: FastifyInstance, services: Services): void {
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof CreateRefundIn> }>(
     '/transactions/:id/refunds',
-    { schema: { params: Params, body: CreateRefundIn, response: { 200: RefundCreatedOut } } },
+    { schema: { ...createRefundOperation, params: Params, body: CreateRefundIn, response: { 200: RefundCreatedOut } } },
     async (request) => {
       const made = await refundTransaction(
         refundDeps(services),

@@ -3,7 +3,10 @@ import { type Static, Type } from 'typebox';
 import { listTransactions, type TransactionFilter } from '../../../../domain/transaction-queries.ts';
 import { TX_STATUS, type TxStatus } from '../../../../domain/transactions.ts';
 import type { Services } from '../../../../services.ts';
+import { EXAMPLES } from '../../../openapi/examples.ts';
+import { operation } from '../../../openapi/operation.ts';
 import { accountOf } from '../../../plugins/secret-key-auth.ts';
+import { ModeEnum } from '../schema-parts.ts';
 import { TransactionOut, toTransactionOut } from './transaction-schema.ts';
 
 /** Unix seconds, a fraction allowed (as `created` is answered); 10^10 is the year 2286. */
@@ -15,7 +18,7 @@ export const ListTransactionsQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     starting_after: Type.Optional(Type.String({ maxLength: 64 })),
     status: Type.Optional(Type.Integer({ enum: Object.values(TX_STATUS) })),
-    mode: Type.Optional(Type.Enum(['live', 'sandbox'])),
+    mode: Type.Optional(ModeEnum),
     payment_intent: Type.Optional(Type.String({ maxLength: 64 })),
     product: Type.Optional(Type.String({ maxLength: 200 })),
     externalid: Type.Optional(Type.String({ maxLength: 200 })),
@@ -70,11 +73,25 @@ function filterOf(query: ListTransactionsQuery): TransactionFilter {
   };
 }
 
+/** GET /api/v1/transactions: its public contract, with the schemas below (docs/openapi.json). */
+export const listTransactionsOperation = operation({
+  operationId: 'listTransactions',
+  summary: 'List transactions, newest first',
+  tag: 'Transactions',
+  responseExample: EXAMPLES.transactionList,
+});
+
 /** GET /api/v1/transactions: newest first, keyset pages (docs/decisions/0005). */
 export function registerListTransactions(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: ListTransactionsQuery }>(
     '/transactions',
-    { schema: { querystring: ListTransactionsQuery, response: { 200: TransactionListOut } } },
+    {
+      schema: {
+        ...listTransactionsOperation,
+        querystring: ListTransactionsQuery,
+        response: { 200: TransactionListOut },
+      },
+    },
     async (request) => {
       const { limit = 10, starting_after } = request.query;
       const page = await listTransactions(services.repos, accountOf(request), {

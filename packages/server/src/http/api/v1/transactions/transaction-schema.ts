@@ -7,14 +7,13 @@ import {
   TX_STATUS_TEXT,
   transactionRecord,
 } from '../../../../domain/transactions.ts';
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { CurrencyOut, ModeEnum, nullable } from '../schema-parts.ts';
 
 export const RefundOut = Type.Object({
   id: Type.String({ description: 're_…' }),
   object: Type.Literal('refund'),
   amount: Type.Integer({ description: 'Minor units (cents)' }),
-  currency: Type.String(),
+  currency: CurrencyOut,
   created: Type.Number({ description: 'Unix seconds, may carry a fraction' }),
   transaction: Type.String(),
   status: Type.Enum(['succeeded', 'pending', 'failed'], {
@@ -53,9 +52,9 @@ export const TransactionOut = Type.Object({
   chargeback: Type.Boolean(),
   object: Type.Literal('transaction'),
   payment_intent: Type.String(),
-  mode: Type.String(),
+  mode: ModeEnum,
   amount: Type.Integer({ description: 'Minor units' }),
-  currency: Type.String(),
+  currency: CurrencyOut,
   amount_refunded: Type.Integer({ description: 'Minor units' }),
   fee: Type.Object({
     amount: Type.Integer({ description: 'Minor units of USD' }),
