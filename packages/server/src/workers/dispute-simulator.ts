@@ -3,6 +3,7 @@ import { SECOND } from '../clock.ts';
 import { recordDueSandboxDisputes } from '../domain/chargebacks.ts';
 import type { Services } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
+import { periodic } from './periodic.ts';
 
 export interface DisputeSimulator {
   /** One pass now; answers how many chargebacks it recorded. Passes never overlap. */
@@ -21,7 +22,6 @@ const BATCH = 100;
  * recorded once (compare-and-set on chargeback = 0).
  */
 export function startDisputeSimulator(services: Services, logger: Logger, everyMs = SECOND): DisputeSimulator {
-  let running: Promise<number> | undefined;
   const failures = new FailureLog(logger, 'dispute simulator failed', 'dispute simulator works again');
   const pass = async () => {
     try {
@@ -34,17 +34,5 @@ export function startDisputeSimulator(services: Services, logger: Logger, everyM
       return 0;
     }
   };
-  const runOnce = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(runOnce, everyMs);
-  timer.unref();
-  const stop = async () => {
-    clearInterval(timer);
-    await running;
-  };
-  return { runOnce, stop };
+  return periodic(everyMs, pass);
 }

@@ -6,6 +6,7 @@ import { expireDueIntents, settleInterruptedSandboxAttempts } from '../domain/pa
 import type { Services } from '../services.ts';
 import { paymentDeps } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
+import { periodic } from './periodic.ts';
 
 export interface SweepResult {
   settled: number;
@@ -33,7 +34,6 @@ export function startExpirySweeper(
   everyMs = services.config.recovery?.sweepEveryMs ?? 30 * SECOND,
 ): ExpirySweeper {
   const interruptedAfterMs = services.config.recovery?.interruptedAfterMs;
-  let running: Promise<SweepResult> | undefined;
   const failures = new FailureLog(logger, 'expiry sweep failed', 'expiry sweeps work again');
   const pass = async (): Promise<SweepResult> => {
     try {
@@ -53,17 +53,5 @@ export function startExpirySweeper(
       return { settled: 0, abandoned: 0, expired: 0, voided: 0 };
     }
   };
-  const runOnce = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(runOnce, everyMs);
-  timer.unref();
-  const stop = async () => {
-    clearInterval(timer);
-    await running;
-  };
-  return { runOnce, stop };
+  return periodic(everyMs, pass);
 }

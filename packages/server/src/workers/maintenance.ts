@@ -4,12 +4,11 @@ import { auditRetentionMs } from '../domain/audit.ts';
 import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
 import type { Services } from '../services.ts';
+import { type Periodic, periodic } from './periodic.ts';
 
-/** Periodic housekeeping of one process: see maintainOnce. */
-export function startMaintenance(services: Services, logger: Logger, everyMs = 10 * MINUTE): { stop(): void } {
-  const timer = setInterval(() => void maintainOnce(services, logger), everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+/** Periodic housekeeping of one process: see maintainOnce. `stop()` waits for a pass under way. */
+export function startMaintenance(services: Services, logger: Logger, everyMs = 10 * MINUTE): Periodic<void> {
+  return periodic(everyMs, () => maintainOnce(services, logger));
 }
 
 /**

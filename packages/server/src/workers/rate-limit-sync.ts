@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
+import { periodic } from './periodic.ts';
 
 /**
  * On PostgreSQL, every `syncMs` adds this process's API request counts to the shared
@@ -29,12 +30,10 @@ export function startRateLimitSync(services: Services, logger: Logger): { stop()
       failing = true;
     }
   };
-  const timer = setInterval(() => void pass(), apiRateLimits.syncMs);
-  timer.unref();
-  void pass();
+  const loop = periodic(apiRateLimits.syncMs, pass, { runAtStart: true });
   return {
     stop: async () => {
-      clearInterval(timer);
+      await loop.stop();
       await services.apiWindows.idle();
     },
   };

@@ -6,6 +6,7 @@ import { sendUnsentRefunds } from '../domain/refunds.ts';
 import type { Services } from '../services.ts';
 import { paymentDeps, refundDeps } from '../services.ts';
 import { FailureLog } from './failure-log.ts';
+import { periodic } from './periodic.ts';
 
 export interface Reconciler {
   /** One pass now. Passes never overlap. */
@@ -27,15 +28,13 @@ export function startReconciler(
   logger: Logger,
   everyMs = services.config.recovery?.reconcileEveryMs ?? 30 * SECOND,
 ): Reconciler {
-  let running: Promise<ReconcileReport> | undefined;
-  const stopping = new AbortController();
   const failures = new FailureLog(logger, 'reconciliation failed', 'reconciliation works again');
-  const pass = async (): Promise<ReconcileReport> => {
+  const pass = async (signal: AbortSignal): Promise<ReconcileReport> => {
     try {
       // Attempts and refunds alike: every call of ours has ended by this age.
       const reconcileAfterMs = services.config.recovery?.interruptedAfterMs ?? RECONCILE_AFTER_MS;
       const deps = { ...paymentDeps(services), reviewAfterMs: services.config.reviewUnknownAfterMs, reconcileAfterMs };
-      const report = await reconcilePendingAttempts(deps, stopping.signal);
+      const report = await reconcilePendingAttempts(deps, signal);
       logIds('info', 'attempts', report.settled, 'reconciled payment attempts');
       logIds('warn', 'attempts', report.reversed, 'late approvals given back to shoppers');
       for (const tx of report.flaggedForReview) {
@@ -51,8 +50,8 @@ export function startReconciler(
           'the acquirer named another amount or payment for this attempt: nothing settled, raised for review',
         );
       }
-      await followUps(deps);
-      await resendRefunds(reconcileAfterMs);
+      await followUps(deps, signal);
+      await resendRefunds(reconcileAfterMs, signal);
       failures.succeeded();
       return report;
     } catch (error) {
@@ -60,18 +59,18 @@ export function startReconciler(
       return { settled: [], reversed: [], refused: [], stillUnknown: [], flaggedForReview: [] };
     }
   };
-  const followUps = async (deps: ReturnType<typeof paymentDeps>) => {
+  const followUps = async (deps: ReturnType<typeof paymentDeps>, signal: AbortSignal) => {
     try {
-      const report = await followUpAttempts(deps, stopping.signal);
+      const report = await followUpAttempts(deps, signal);
       logIds('warn', 'attempts', report.givenBack, 'payments we must not keep given back at the acquirer');
       logIds('warn', 'attempts', report.owing, 'payments still to give back at the acquirer');
     } catch (error) {
       logger.error({ err: error }, 'following up attempts at the acquirer failed');
     }
   };
-  const resendRefunds = async (olderThanMs: number) => {
+  const resendRefunds = async (olderThanMs: number, signal: AbortSignal) => {
     try {
-      const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, stopping.signal);
+      const refunds = await sendUnsentRefunds(refundDeps(services), services.clock, olderThanMs, signal);
       logIds('info', 'refunds', refunds.answered, 'unanswered refunds sent again and answered');
       logIds('warn', 'refunds', refunds.unanswered, 'refunds still unanswered by the acquirer');
     } catch (error) {
@@ -83,18 +82,5 @@ export function startReconciler(
     if (objects.length === 0) return;
     logger[level]({ count: objects.length, [field]: objects.slice(0, 20).map((o) => o.id) }, message);
   };
-  const runOnce = () => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  const timer = setInterval(runOnce, everyMs);
-  timer.unref();
-  const stop = async () => {
-    clearInterval(timer);
-    stopping.abort();
-    await running;
-  };
-  return { runOnce, stop };
+  return periodic(everyMs, pass);
 }
