@@ -13,13 +13,9 @@ export interface ObolusOptions {
   baseUrl?: string;
 }
 
-export interface ObolusResult {
-  success: boolean;
-  payment_intent: string | null;
-  status: string | null;
-  transaction_id?: string;
-  error?: { type: string; code: string; message: string };
-}
+import { CLIENT_KEY, CLIENT_SECRET, type InitMessage, MESSAGE, type ObolusResult } from './protocol.ts';
+
+export type { ObolusResult } from './protocol.ts';
 
 /**
  * The widget's look, like Stripe's Appearance API. Colours are hex (`#3346c9`; the
@@ -69,8 +65,6 @@ export interface ObolusInstance {
   mount(target: Element | string, options: MountOptions): MountedWidget;
 }
 
-const CLIENT_KEY = /^pk_[0-9A-Za-z]{8,64}$/;
-const CLIENT_SECRET = /^pi_[0-9a-f]{24}_secret_[0-9A-Za-z]{16,100}$/;
 /** The served file's own address lets a page load it and pass no baseUrl. */
 const SERVED_PATH = /\/js\/v1\/obolus\.js$/;
 const INITIAL_HEIGHT = 420;
@@ -134,16 +128,17 @@ function mount(clientKey: string, widgetOrigin: string, target: Element | string
   const handle = (data: unknown) => {
     if (typeof data !== 'object' || data === null) return;
     const message = data as Record<string, unknown>;
-    if (message.type === 'obolus:ready') {
+    if (message.type === MESSAGE.ready) {
       markReady();
-      iframe.contentWindow?.postMessage({ type: 'obolus:init', client_secret: options.clientSecret }, widgetOrigin);
+      const init: InitMessage = { type: MESSAGE.init, client_secret: options.clientSecret };
+      iframe.contentWindow?.postMessage(init, widgetOrigin);
       options.onReady?.();
-    } else if (message.type === 'obolus:resize') {
+    } else if (message.type === MESSAGE.resize) {
       const height = message.height;
       if (typeof height === 'number' && Number.isFinite(height) && height > 0 && height <= MAX_HEIGHT) {
         iframe.style.height = `${Math.ceil(height)}px`;
       }
-    } else if (message.type === 'obolus:result') {
+    } else if (message.type === MESSAGE.result) {
       const result = toResult(message);
       if (result) options.onResult?.(result);
     }

@@ -82,7 +82,7 @@ export const newRequestId = () => `req_${randomBase62(16)}`;
 export const newProcessId = () => `proc_${randomBase62(16)}`;
 
 export const INTENT_ID = /^[0-9a-f]{24}$/;
-export const CLIENT_SECRET = /^pi_([0-9a-f]{24})_secret_[0-9A-Za-z]{24,}$/;
+export { CLIENT_SECRET } from '@obolus/js/protocol';
 
 export function sha256Hex(value: string): string {
   return hash('sha256', value, 'hex');

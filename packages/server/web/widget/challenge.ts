@@ -1,3 +1,4 @@
+import { MESSAGE } from '@obolus/js/protocol';
 import { isOutcome, type Outcome } from './api.ts';
 
 /**
@@ -16,7 +17,7 @@ export function runChallenge(slot: HTMLElement, challengeUrl: string): Promise<O
     const onMessage = (event: MessageEvent) => {
       if (event.origin !== location.origin || event.source !== frame.contentWindow) return;
       const data = event.data as { type?: unknown; outcome?: unknown } | null;
-      if (data?.type !== 'obolus:challenge-complete' || !isOutcome(data.outcome)) return;
+      if (data?.type !== MESSAGE.challengeComplete || !isOutcome(data.outcome)) return;
       window.removeEventListener('message', onMessage);
       frame.remove();
       resolve(data.outcome);

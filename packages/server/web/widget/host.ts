@@ -3,6 +3,7 @@
  * window, its parent, at one origin, found before anything is sent; it never uses '*'.
  * The client_secret arrives here and is only ever sent to the Obolus API.
  */
+import { CLIENT_SECRET, MESSAGE, type ObolusResult, type WidgetMessage } from '@obolus/js/protocol';
 
 export interface WidgetConfig {
   pk: string;
@@ -15,13 +16,8 @@ export interface WidgetConfig {
   allowedOrigins: string[] | null;
 }
 
-export interface ResultMessage {
-  success: boolean;
-  payment_intent: string | null;
-  status: string | null;
-  transaction_id?: string;
-  error?: { type: string; code: string; message: string };
-}
+/** The outcome the widget posts as `obolus:result`. */
+export type ResultMessage = ObolusResult;
 
 export interface HostLink {
   resize(height: number): void;
@@ -29,8 +25,6 @@ export interface HostLink {
 }
 
 export type HostRefusal = 'standalone' | 'origin-unknown' | 'origin-not-allowed';
-
-const CLIENT_SECRET = /^pi_[0-9a-f]{24}_secret_[0-9A-Za-z]{16,100}$/;
 
 /** The parent's origin, most trustworthy source first. */
 export function parentOrigin(config: WidgetConfig): string | null {
@@ -49,7 +43,7 @@ export function parentOrigin(config: WidgetConfig): string | null {
 function initSecret(data: unknown): string | null {
   if (typeof data !== 'object' || data === null) return null;
   const message = data as { type?: unknown; client_secret?: unknown };
-  if (message.type !== 'obolus:init' || typeof message.client_secret !== 'string') return null;
+  if (message.type !== MESSAGE.init || typeof message.client_secret !== 'string') return null;
   return CLIENT_SECRET.test(message.client_secret) ? message.client_secret : null;
 }
 
@@ -69,15 +63,15 @@ export function connectHost(
   const allowed = config.allowedOrigins;
   if (allowed && origin !== location.origin && !allowed.includes(origin)) return { refusal: 'origin-not-allowed' };
 
-  const send = (message: object) => parent.postMessage(message, origin);
+  const send = (message: WidgetMessage) => parent.postMessage(message, origin);
   let lastHeight = -1;
   const link: HostLink = {
     resize(height) {
       if (height === lastHeight) return;
       lastHeight = height;
-      send({ type: 'obolus:resize', height });
+      send({ type: MESSAGE.resize, height });
     },
-    result: (result) => send({ type: 'obolus:result', ...result }),
+    result: (result) => send({ type: MESSAGE.result, ...result }),
   };
   let initialised = false;
   window.addEventListener('message', (event) => {
@@ -87,6 +81,6 @@ export function connectHost(
     initialised = true;
     onInit(secret, link);
   });
-  send({ type: 'obolus:ready' });
+  send({ type: MESSAGE.ready });
   return { link };
 }

@@ -1,3 +1,4 @@
+import { CLIENT_KEY } from '@obolus/js/protocol';
 import { isOrigin, originOf } from '../../domain/allowed-origins.ts';
 import { type Appearance, parseAppearance } from './appearance.ts';
 import type { PageProblem } from './error-page.ts';
@@ -13,7 +14,8 @@ export interface EmbedQuery {
   appearance: Appearance | null;
 }
 
-export const CLIENT_KEY = /^pk_[0-9A-Za-z]{8,64}$/;
+export { CLIENT_KEY };
+
 const TITLE = 'This checkout cannot be shown';
 
 const problem = (param: string, message: string): { problem: PageProblem } => ({

@@ -1,3 +1,4 @@
+import { MESSAGE } from '@obolus/js/protocol';
 import { SANDBOX_3DS_CODE } from '../../connectors/sandbox/sandbox.ts';
 import type { ChallengeView } from '../../domain/payments/challenge.ts';
 import { formatMoney } from '../../money.ts';
@@ -59,7 +60,7 @@ export function challengePage(view: ChallengeView): { html: string; csp: string 
       const res = await fetch(location.pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
       const outcome = await res.json();
       status.textContent = outcome.success ? 'Authenticated.' : 'Authentication ended.';
-      if (window.parent !== window) window.parent.postMessage({ type: 'obolus:challenge-complete', outcome }, location.origin);
+      if (window.parent !== window) window.parent.postMessage({ type: ${JSON.stringify(MESSAGE.challengeComplete)}, outcome }, location.origin);
     } catch {
       status.textContent = 'Something went wrong. Try again.';
       buttons.forEach((b) => { b.disabled = false; });

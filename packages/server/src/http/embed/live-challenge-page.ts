@@ -1,3 +1,4 @@
+import { type ChallengeCompleteMessage, MESSAGE } from '@obolus/js/protocol';
 import type { ChallengeView } from '../../domain/payments/challenge.ts';
 import { formatMoney } from '../../money.ts';
 import { cspNonce, escapeHtml } from '../html.ts';
@@ -34,7 +35,7 @@ export function liveChallengePage(view: ChallengeView & { redirectUrl: string })
   const inner = document.getElementById('issuer');
   window.addEventListener('message', (event) => {
     if (event.origin !== location.origin || event.source !== inner.contentWindow) return;
-    if (event.data?.type !== 'obolus:challenge-complete') return;
+    if (event.data?.type !== ${JSON.stringify(MESSAGE.challengeComplete)}) return;
     if (window.parent !== window) window.parent.postMessage(event.data, location.origin);
   });
 })();
@@ -47,7 +48,8 @@ export function challengeReturnPage(outcome: PaymentOutcomeOut): { html: string;
   const nonce = cspNonce();
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, "base-uri 'none'"].join('; ');
   // JSON inside a script: "<" escaped so that no value can close the element.
-  const data = JSON.stringify({ type: 'obolus:challenge-complete', outcome }).replace(/</g, '\\u003c');
+  const message: ChallengeCompleteMessage<PaymentOutcomeOut> = { type: MESSAGE.challengeComplete, outcome };
+  const data = JSON.stringify(message).replace(/</g, '\\u003c');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authentication finished</title></head>
 <body><p>Authentication finished. You can return to the payment.</p>
