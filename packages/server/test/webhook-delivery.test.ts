@@ -163,7 +163,7 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
     const { repos } = t.server.services;
     const first = await createIntent(shop);
     // One dispatcher leases the new event for fan-out, and dies before committing.
-    expect(await repos.webhookFanout.claimUnfanned(clock.now(), LEASE_MS, 100)).toHaveLength(1);
+    expect(await repos.webhookFanout.claimUnfannedAcrossAccounts(clock.now(), LEASE_MS, 100)).toHaveLength(1);
     expect((await dispatcher.runOnce()).deliveries).toBe(0);
     clock.advance(LEASE_MS - 1);
     expect((await dispatcher.runOnce()).deliveries).toBe(0);
@@ -174,7 +174,7 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
     // Another fans out, leases the due delivery, and dies while sending.
     const second = await createIntent(shop);
     await fanOutEvents(repos.webhookFanout, clock, LEASE_MS, 100);
-    expect(await repos.webhookDeliveries.claimDue(clock.now(), LEASE_MS, 10, SEND_CAPS)).toHaveLength(1);
+    expect(await repos.webhookDeliveries.claimDueAcrossAccounts(clock.now(), LEASE_MS, 10, SEND_CAPS)).toHaveLength(1);
     expect((await dispatcher.runOnce()).attempts).toHaveLength(0);
     clock.advance(LEASE_MS);
     expect((await dispatcher.runOnce()).attempts).toHaveLength(1);

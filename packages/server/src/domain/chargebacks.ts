@@ -48,7 +48,7 @@ export interface ChargebackStore {
     events: (after: Transaction, refunds: Refund[]) => EventDraft[],
   ): Promise<TransactionWithRefunds | null>;
   /** Sandbox transactions whose simulated dispute time has come, oldest first, across accounts. */
-  dueSandboxDisputes(now: number, limit: number): Promise<DueDispute[]>;
+  dueSandboxDisputesAcrossAccounts(now: number, limit: number): Promise<DueDispute[]>;
 }
 
 /**
@@ -131,7 +131,7 @@ export function disputeEvent(
 /** The sandbox chargeback card's disputes whose time has come; answers how many were recorded. */
 export async function recordDueSandboxDisputes(store: ChargebackStore, clock: Clock, limit: number): Promise<number> {
   let recorded = 0;
-  for (const dispute of await store.dueSandboxDisputes(clock.now(), limit)) {
+  for (const dispute of await store.dueSandboxDisputesAcrossAccounts(clock.now(), limit)) {
     if (await recordChargeback(store, clock, dispute)) recorded++;
   }
   return recorded;

@@ -59,7 +59,7 @@ export interface ProductStore {
    * The one lookup without an account: the hosted page's address is the product id alone,
    * which is public the way a client key is (decisions/0030).
    */
-  findForCheckout(id: string): Promise<Product | undefined>;
+  findForCheckoutAcrossAccounts(id: string): Promise<Product | undefined>;
 }
 
 export const PRODUCT_ID = /^prod_[0-9A-Za-z]{24}$/;
@@ -140,7 +140,7 @@ export async function productForCheckout(
   id: string,
 ): Promise<{ product: Product; account: Account } | undefined> {
   if (!PRODUCT_ID.test(id)) return undefined;
-  const product = await store.findForCheckout(id);
+  const product = await store.findForCheckoutAcrossAccounts(id);
   if (!product?.active) return undefined;
   const account = await accounts.find(product.accountId);
   if (account?.status !== 'active') return undefined;

@@ -18,8 +18,8 @@ export async function settleRefundNotice(
   now: number,
 ): Promise<boolean | 'retry'> {
   const known =
-    (await store.findForNotice({ processor, processorRef: notice.ref })) ??
-    (notice.refundId ? await store.findForNotice({ refundId: notice.refundId }) : undefined);
+    (await store.findForNoticeAcrossAccounts({ processor, processorRef: notice.ref })) ??
+    (notice.refundId ? await store.findForNoticeAcrossAccounts({ refundId: notice.refundId }) : undefined);
   if (known && (known.processor !== processor || known.paymentRef !== notice.paymentRef)) return false;
   const refund = known?.refund ?? (await unansweredOne(store, processor, notice));
   if (refund === 'retry' || refund === undefined) return refund ?? false;
@@ -37,7 +37,7 @@ async function unansweredOne(
   processor: string,
   notice: Extract<ProcessorNotice, { kind: 'refund' }>,
 ): Promise<Refund | 'retry' | undefined> {
-  const unanswered = await store.unansweredOf(processor, notice.paymentRef);
+  const unanswered = await store.unansweredOfAcrossAccounts(processor, notice.paymentRef);
   if (unanswered.length === 0) return undefined;
   const same = unanswered.filter((r) => r.amount === notice.amount);
   return same.length === 1 ? same[0] : 'retry';

@@ -60,12 +60,12 @@ export interface RefundStore {
    * A refund with its payment's processor and id there, across accounts, for an acquirer's
    * signed notice: by our refund id, or by the acquirer's id of it (`processorRef`) at `processor`.
    */
-  findForNotice(
+  findForNoticeAcrossAccounts(
     by: { refundId: string } | { processor: string; processorRef: string },
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined>;
 
   /** The live refunds of a payment at `processor` the acquirer never answered (pending, no acquirer id), across accounts. */
-  unansweredOf(processor: string, paymentRef: string): Promise<Refund[]>;
+  unansweredOfAcrossAccounts(processor: string, paymentRef: string): Promise<Refund[]>;
 
   forTransactions(accountId: string, transactionIds: readonly string[]): Promise<Refund[]>;
 
@@ -73,7 +73,11 @@ export interface RefundStore {
    * Across accounts, oldest first: live refunds made before `createdBefore` that the acquirer
    * never answered (pending, no acquirer id), after `after` in that order.
    */
-  unsent(createdBefore: number, after: Pick<Refund, 'createdAt' | 'id'> | null, limit: number): Promise<Refund[]>;
+  unsentAcrossAccounts(
+    createdBefore: number,
+    after: Pick<Refund, 'createdAt' | 'id'> | null,
+    limit: number,
+  ): Promise<Refund[]>;
 }
 
 export interface RefundFilter {
@@ -311,7 +315,7 @@ export async function sendUnsentRefunds(
   const createdBefore = clock.now() - olderThanMs;
   let after: Refund | null = null;
   for (let read = 0; read < MAX_UNSENT_PER_PASS; read += UNSENT_PAGE) {
-    const page = await deps.refunds.unsent(createdBefore, after, UNSENT_PAGE);
+    const page = await deps.refunds.unsentAcrossAccounts(createdBefore, after, UNSENT_PAGE);
     for (const refund of page) {
       if (signal?.aborted) return report;
       const tx = await deps.transactions.find(refund.accountId, refund.transactionId);

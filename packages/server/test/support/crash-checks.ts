@@ -11,7 +11,7 @@ const get = async (url: string, key: string) => {
 };
 
 /** Pending attempts of the shop: what the sweeper or the reconciler still has to settle. */
-export async function pendingAttempts(t: TestServer, shop: TestAccount): Promise<number> {
+export async function pendingAttemptsAcrossAccounts(t: TestServer, shop: TestAccount): Promise<number> {
   const row = await t.server.services.database.db
     .selectFrom('transactions')
     .select(sql<number>`count(*)`.as('n'))
@@ -24,7 +24,7 @@ export async function pendingAttempts(t: TestServer, shop: TestAccount): Promise
 /** Waits until no attempt of the shop is pending; answers how long that took (ms), or throws. */
 export async function settled(t: TestServer, shop: TestAccount, withinMs: number): Promise<number> {
   const started = performance.now();
-  while ((await pendingAttempts(t, shop)) > 0) {
+  while ((await pendingAttemptsAcrossAccounts(t, shop)) > 0) {
     if (performance.now() - started > withinMs) throw new Error(`attempts still pending after ${withinMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }

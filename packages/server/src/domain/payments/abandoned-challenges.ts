@@ -21,7 +21,7 @@ export async function failAbandonedChallenges(deps: ChallengeDeps): Promise<Tran
   const ended: Transaction[] = [];
   let after: { createdAt: number; id: string } | null = null;
   for (let read = 0; read < MAX_PER_PASS; read += PAGE) {
-    const page = await deps.store.pendingAttempts({ processors, startedBefore, after, limit: PAGE });
+    const page = await deps.store.pendingAttemptsAcrossAccounts({ processors, startedBefore, after, limit: PAGE });
     for (const attempt of page.filter((tx) => tx.challengeToken)) {
       const tx = await failChallenge(deps, attempt);
       if (tx) ended.push(tx);

@@ -82,7 +82,7 @@ export async function voidExpiredAuthorizations(deps: CaptureDeps, batch = 100):
   const voided: PaymentIntent[] = [];
   let after: PaymentIntent | undefined;
   for (;;) {
-    const page = await deps.store.dueForVoid(deps.clock.now(), batch, after);
+    const page = await deps.store.dueForVoidAcrossAccounts(deps.clock.now(), batch, after);
     for (const intent of page) {
       const attempt =
         intent.lastTransactionId && (await deps.transactions.find(intent.accountId, intent.lastTransactionId));

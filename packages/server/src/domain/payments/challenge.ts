@@ -7,7 +7,7 @@ import type { ConfirmDeps } from './confirm.ts';
 import { outcomeOf, type PaymentOutcome, recordOutcome } from './outcome.ts';
 
 export interface ChallengeDeps extends ConfirmDeps {
-  challenges: { findByChallengeToken(token: string): Promise<Transaction | undefined> };
+  challenges: { findByChallengeTokenAcrossAccounts(token: string): Promise<Transaction | undefined> };
   accounts: { find(id: string): Promise<Account | undefined> };
 }
 
@@ -30,7 +30,9 @@ export interface ChallengeView {
 const notFound = () => new ApiError('challenge_invalid', 'This authentication request is unknown or has ended.');
 
 async function load(deps: ChallengeDeps, token: string): Promise<{ tx: Transaction; intent: PaymentIntent }> {
-  const tx = /^chl_[0-9A-Za-z]{32}$/.test(token) ? await deps.challenges.findByChallengeToken(token) : undefined;
+  const tx = /^chl_[0-9A-Za-z]{32}$/.test(token)
+    ? await deps.challenges.findByChallengeTokenAcrossAccounts(token)
+    : undefined;
   const intent = tx && (await deps.intents.find(tx.accountId, tx.paymentIntentId));
   if (!tx || !intent) throw notFound();
   return { tx, intent };

@@ -15,7 +15,7 @@ export async function expireDueIntents(deps: ChallengeDeps, batch = 100): Promis
   const expired: PaymentIntent[] = [];
   let after: PaymentIntent | undefined;
   for (;;) {
-    const page = await deps.store.dueForExpiry(now, batch, after);
+    const page = await deps.store.dueForExpiryAcrossAccounts(now, batch, after);
     for (const intent of page) {
       const done = await expireOne(deps, intent, now);
       if (done) expired.push(done);
@@ -48,7 +48,12 @@ export async function settleInterruptedSandboxAttempts(
   const startedBefore = deps.clock.now() - interruptedAfterMs;
   let after: { createdAt: number; id: string } | null = null;
   for (;;) {
-    const page = await deps.store.pendingAttempts({ processors: ['sandbox'], startedBefore, after, limit: batch });
+    const page = await deps.store.pendingAttemptsAcrossAccounts({
+      processors: ['sandbox'],
+      startedBefore,
+      after,
+      limit: batch,
+    });
     for (const attempt of page.filter((tx) => !tx.challengeToken)) {
       const outcome = sandbox.recoverInterrupted(attempt);
       const intent = outcome && (await deps.intents.find(attempt.accountId, attempt.paymentIntentId));

@@ -32,7 +32,12 @@ export async function followUpAttempts(deps: SettleDeps, signal?: AbortSignal): 
   const now = deps.clock.now();
   let after: { followUpAt: number; id: string } | null = null;
   for (let read = 0; read < MAX_PER_PASS; read += PAGE) {
-    const page = await deps.store.dueFollowUps({ processors: [...processors.keys()], now, after, limit: PAGE });
+    const page = await deps.store.dueFollowUpsAcrossAccounts({
+      processors: [...processors.keys()],
+      now,
+      after,
+      limit: PAGE,
+    });
     for (const attempt of page) {
       if (signal?.aborted) return report;
       const processor = processors.get(attempt.processor);

@@ -66,7 +66,9 @@ async function apply(
 ): Promise<boolean | 'retry' | 'refused'> {
   switch (notice.kind) {
     case 'payment': {
-      const attempt = await deps.store.attemptOfProcessor(processor.name, { attemptId: notice.attempt.attemptId });
+      const attempt = await deps.store.attemptOfProcessorAcrossAccounts(processor.name, {
+        attemptId: notice.attempt.attemptId,
+      });
       if (!attempt) return false;
       // The payment as it is now beats the event's snapshot of it (events can arrive out of order).
       const current = processor.lookup ? await processor.lookup(notice.attempt).catch(() => null) : null;
@@ -96,10 +98,12 @@ async function apply(
  * the payment carries and settled first, as the acquirer says it is now.
  */
 async function disputedAttempt(deps: NoticeDeps, processor: Processor, paymentRef: string) {
-  const known = await deps.store.attemptOfProcessor(processor.name, { paymentRef });
+  const known = await deps.store.attemptOfProcessorAcrossAccounts(processor.name, { paymentRef });
   if (known && known.status !== TX_STATUS.pending) return known;
   const attemptId = known?.id ?? (await processor.attemptIdOf?.(paymentRef));
-  const attempt = attemptId ? await deps.store.attemptOfProcessor(processor.name, { attemptId }) : undefined;
+  const attempt = attemptId
+    ? await deps.store.attemptOfProcessorAcrossAccounts(processor.name, { attemptId })
+    : undefined;
   const outcome = attempt && (await processor.lookup?.({ attemptId: attempt.id, paymentRef }).catch(() => null));
   if (!attempt || !outcome) return undefined;
   const settled = await settleAttempt(deps, attempt, outcome);

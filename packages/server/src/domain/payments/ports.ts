@@ -75,10 +75,10 @@ export interface PaymentStore {
   ): Promise<PaymentIntent | null>;
 
   /** requires_capture intents whose authorization is due to be voided, by (captureBefore, id), after `after`. */
-  dueForVoid(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
+  dueForVoidAcrossAccounts(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
 
   /** Intents past their window still in a non-final state, by (expiresAt, id), after `after` when given. */
-  dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
+  dueForExpiryAcrossAccounts(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]>;
 
   /**
    * Compare-and-set: marks a pending attempt of unknown outcome as needing an operator's
@@ -95,7 +95,7 @@ export interface PaymentStore {
   recordFollowUp(before: Transaction, after: Transaction, events: EventDraft[]): Promise<boolean>;
 
   /** The reconciler's follow-ups, across accounts: finished attempts of `processors` due by `now`, in (followUpAt, id) order. */
-  dueFollowUps(query: {
+  dueFollowUpsAcrossAccounts(query: {
     processors: readonly string[];
     now: number;
     after: { followUpAt: number; id: string } | null;
@@ -103,14 +103,14 @@ export interface PaymentStore {
   }): Promise<Transaction[]>;
 
   /** Attempts still pending and flagged for review, across accounts (the metric). */
-  countAwaitingReview(): Promise<number>;
+  countAwaitingReviewAcrossAccounts(): Promise<number>;
 
   /**
    * The attempt of `processor` an acquirer's notice names, by our attempt id (its metadata)
    * or by the acquirer's payment id. Across accounts: the acquirer account belongs to the
    * operator, and the ids come from a notice whose signature was checked.
    */
-  attemptOfProcessor(
+  attemptOfProcessorAcrossAccounts(
     processor: string,
     by: { attemptId: string } | { paymentRef: string },
   ): Promise<Transaction | undefined>;
@@ -120,7 +120,7 @@ export interface PaymentStore {
    * (a challenge open, or an outcome unknown), started before `startedBefore`, in
    * (createdAt, id) order after the page cursor `after`.
    */
-  pendingAttempts(query: {
+  pendingAttemptsAcrossAccounts(query: {
     processors: readonly string[];
     startedBefore: number;
     after: { createdAt: number; id: string } | null;

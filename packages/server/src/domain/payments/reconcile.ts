@@ -48,7 +48,7 @@ export async function reconcilePendingAttempts(deps: ReconcileDeps, signal?: Abo
   const startedBefore = deps.clock.now() - (deps.reconcileAfterMs ?? RECONCILE_AFTER_MS);
   let after: { createdAt: number; id: string } | null = null;
   for (let read = 0; read < MAX_PER_PASS; read += PAGE) {
-    const page = await deps.store.pendingAttempts({
+    const page = await deps.store.pendingAttemptsAcrossAccounts({
       processors: [...askable.keys()],
       startedBefore,
       after,

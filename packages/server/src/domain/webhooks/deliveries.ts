@@ -90,7 +90,7 @@ export interface DeliveryStore {
    * Leases up to `limit` due deliveries of enabled endpoints within `caps`, round robin across
    * accounts; safe with any number of processes.
    */
-  claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]>;
+  claimDueAcrossAccounts(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]>;
   /**
    * Logs the attempt, moves the delivery on and updates the endpoint's health, in one
    * transaction, only while `claim`'s lease is still ours (false otherwise).

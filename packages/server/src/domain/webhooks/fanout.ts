@@ -7,7 +7,7 @@ import { subscribes, type WebhookEndpoint } from './endpoints.ts';
 /** What the fan-out needs from the store: the outbox's unfanned events and the endpoints. */
 export interface FanoutStore {
   /** Leases up to `limit` events not fanned out yet, oldest first; safe with any number of processes. */
-  claimUnfanned(now: number, leaseMs: number, limit: number): Promise<StoredEvent[]>;
+  claimUnfannedAcrossAccounts(now: number, leaseMs: number, limit: number): Promise<StoredEvent[]>;
   enabledEndpoints(accountIds: string[]): Promise<WebhookEndpoint[]>;
   /**
    * Inserts the deliveries and marks the events fanned out, in one transaction. A delivery
@@ -39,7 +39,7 @@ export async function fanOutEvents(
   limit: number,
 ): Promise<{ events: number; deliveries: number }> {
   const now = clock.now();
-  const events = await store.claimUnfanned(now, leaseMs, limit);
+  const events = await store.claimUnfannedAcrossAccounts(now, leaseMs, limit);
   if (events.length === 0) return { events: 0, deliveries: 0 };
   const endpoints = await store.enabledEndpoints([...new Set(events.map((e) => e.accountId))]);
   const deliveries: Delivery[] = [];

@@ -12,7 +12,7 @@ export function usePaymentMetrics(registry: Registry, services: Services): void 
     registers: [registry],
     async collect() {
       // While the database is away the scrape still answers, with the last count and the rest.
-      const count = await services.repos.payments.countAwaitingReview().catch(() => null);
+      const count = await services.repos.payments.countAwaitingReviewAcrossAccounts().catch(() => null);
       if (count !== null) this.set(count);
     },
   });

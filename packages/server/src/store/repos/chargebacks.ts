@@ -89,7 +89,7 @@ export class ChargebacksRepository implements ChargebackStore {
   }
 
   /** A worker's query, so it spans accounts; each dispute is then recorded scoped by its account. */
-  async dueSandboxDisputes(now: number, limit: number): Promise<DueDispute[]> {
+  async dueSandboxDisputesAcrossAccounts(now: number, limit: number): Promise<DueDispute[]> {
     const rows = await this.#db
       .selectFrom('transactions')
       .select(['account_id', 'id'])

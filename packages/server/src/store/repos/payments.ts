@@ -239,7 +239,7 @@ export class PaymentsRepository implements PaymentStore {
   }
 
   /** Served by the partial index payment_intents_capture_before (migration 0140). */
-  async dueForVoid(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
+  async dueForVoidAcrossAccounts(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
     let select = this.#db
       .selectFrom('payment_intents')
       .selectAll()
@@ -255,7 +255,7 @@ export class PaymentsRepository implements PaymentStore {
     return rows.map(toIntent);
   }
 
-  async dueForExpiry(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
+  async dueForExpiryAcrossAccounts(now: number, limit: number, after?: PaymentIntent): Promise<PaymentIntent[]> {
     let select = this.#db
       .selectFrom('payment_intents')
       .selectAll()
@@ -275,7 +275,7 @@ export class PaymentsRepository implements PaymentStore {
    * few. Open challenges are told apart by the caller: a condition on challenge_token
    * here makes SQLite pick that column's unique index and read every finished row.
    */
-  async pendingAttempts(query: {
+  async pendingAttemptsAcrossAccounts(query: {
     processors: readonly string[];
     startedBefore: number;
     after: { createdAt: number; id: string } | null;
@@ -354,7 +354,7 @@ export class PaymentsRepository implements PaymentStore {
   }
 
   /** Served by the partial index transactions_follow_up (migration 0100): follow-ups are few. */
-  async dueFollowUps(query: {
+  async dueFollowUpsAcrossAccounts(query: {
     processors: readonly string[];
     now: number;
     after: { followUpAt: number; id: string } | null;
@@ -370,7 +370,7 @@ export class PaymentsRepository implements PaymentStore {
     );
   }
 
-  async countAwaitingReview(): Promise<number> {
+  async countAwaitingReviewAcrossAccounts(): Promise<number> {
     const row = await this.#db
       .selectFrom('transactions')
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
@@ -380,7 +380,7 @@ export class PaymentsRepository implements PaymentStore {
     return Number(row.n);
   }
 
-  async attemptOfProcessor(
+  async attemptOfProcessorAcrossAccounts(
     processor: string,
     by: { attemptId: string } | { paymentRef: string },
   ): Promise<Transaction | undefined> {

@@ -66,7 +66,7 @@ export class ProductsRepository implements ProductStore {
     return row && toProduct(row);
   }
 
-  async findForCheckout(id: string): Promise<Product | undefined> {
+  async findForCheckoutAcrossAccounts(id: string): Promise<Product | undefined> {
     const row = await this.#db.selectFrom('products').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toProduct(row);
   }

@@ -206,7 +206,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     });
   }
 
-  async unsent(
+  async unsentAcrossAccounts(
     createdBefore: number,
     after: Pick<Refund, 'createdAt' | 'id'> | null,
     limit: number,
@@ -229,7 +229,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     return rows.map(toRefund);
   }
 
-  async findForNotice(
+  async findForNoticeAcrossAccounts(
     by: { refundId: string } | { processor: string; processorRef: string },
   ): Promise<{ refund: Refund; processor: string; paymentRef: string | null } | undefined> {
     const row = await this.#db
@@ -251,7 +251,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     return { refund: toRefund(refund), processor: tx_processor, paymentRef: tx_payment_ref };
   }
 
-  async unansweredOf(processor: string, paymentRef: string): Promise<Refund[]> {
+  async unansweredOfAcrossAccounts(processor: string, paymentRef: string): Promise<Refund[]> {
     const rows = await this.#db
       .selectFrom('refunds')
       .innerJoin('transactions', 'transactions.id', 'refunds.transaction_id')

@@ -133,7 +133,7 @@ export class TransactionsRepository {
   }
 
   /** The challenge token is itself the credential (like a client_secret), so this lookup has no account. */
-  async findByChallengeToken(token: string): Promise<Transaction | undefined> {
+  async findByChallengeTokenAcrossAccounts(token: string): Promise<Transaction | undefined> {
     const row = await this.#db
       .selectFrom('transactions')
       .selectAll()

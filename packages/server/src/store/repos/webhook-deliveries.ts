@@ -42,7 +42,12 @@ export class WebhookDeliveriesRepository implements DeliveryStore {
     this.#postgres = isPostgres(db);
   }
 
-  async claimDue(now: number, leaseMs: number, limit: number, caps: SendCaps): Promise<ClaimedDelivery[]> {
+  async claimDueAcrossAccounts(
+    now: number,
+    leaseMs: number,
+    limit: number,
+    caps: SendCaps,
+  ): Promise<ClaimedDelivery[]> {
     const lockToken = randomBase62(16);
     let rows = await this.#lease(now, leaseMs, limit, caps, lockToken);
     // On PostgreSQL a claim racing another process's can pick, from its snapshot, the very rows

@@ -41,7 +41,7 @@ export class WebhookFanoutRepository implements FanoutStore {
     this.#postgres = isPostgres(db);
   }
 
-  async claimUnfanned(now: number, leaseMs: number, limit: number): Promise<StoredEvent[]> {
+  async claimUnfannedAcrossAccounts(now: number, leaseMs: number, limit: number): Promise<StoredEvent[]> {
     const candidates = this.#db
       .selectFrom('events')
       .select('id')

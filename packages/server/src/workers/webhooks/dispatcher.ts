@@ -119,7 +119,7 @@ export class WebhookDispatcher {
     const room = this.#maxInFlight - this.#inFlight.size;
     if (this.#stopped || room <= 0) return 0;
     const { repos, clock } = this.#services;
-    const claims = await repos.webhookDeliveries.claimDue(clock.now(), this.#leaseMs, room, this.#caps);
+    const claims = await repos.webhookDeliveries.claimDueAcrossAccounts(clock.now(), this.#leaseMs, room, this.#caps);
     for (const claim of claims) this.#send(claim, report);
     return claims.length;
   }
