@@ -1,9 +1,15 @@
 import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
+import type { PaymentIntent } from '../domain/intents.ts';
+import { CiphertextReplayed, type CiphertextUse } from '../domain/payments/card-binding.ts';
+import type { BeginOutcome, WindowSlot } from '../domain/payments/ports.ts';
+import type { Transaction } from '../domain/transactions.ts';
+import { type AttemptHotPaths, startedIntent } from './attempt-hot-paths.ts';
 import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
+import { BEGIN_GUARDS, beginUnit, FINISH_GUARDS, finishUnit } from './sqlite-attempts.ts';
 import type { SqliteWriter } from './sqlite-writer.ts';
 
 /**
@@ -30,9 +36,9 @@ const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id
  * (the profile in docs/performance.md). Creating an intent goes to the writer thread as
  * one unit; reads use the reader and see the last commit, never a batch in flight. Intents
  * and transactions by id are read at the end of the event loop's turn, all of the turn's
- * together (endOfTurn).
+ * together (endOfTurn). A confirm's two writes go to the writer thread too (decision 0255).
  */
-export class SqliteHotPaths implements HotPaths {
+export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
   readonly #thread: SqliteWriter;
   readonly #findAccount: SQLite.Statement;
   readonly #findIntent: SQLite.Statement;
@@ -46,11 +52,36 @@ export class SqliteHotPaths implements HotPaths {
   }
 
   /** The intent and its events, atomically; resolves after the commit. */
-  createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
-    return this.#thread.run([
+  async createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
+    await this.#thread.run([
       { sql: INSERT_INTENT, params: { ...row } },
       { sql: appendEventsSql(false, 1), params: eventParams(eventRow(draft, now)) },
     ]);
+  }
+
+  async beginAttempt(
+    intent: PaymentIntent,
+    tx: Transaction,
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    events: EventDraft[],
+  ): Promise<BeginOutcome> {
+    if (rules.slot.limit <= 0) return { refused: 'rate_limited' };
+    const stopped = await this.#thread.run(beginUnit(intent, tx, rules, events));
+    if (stopped === BEGIN_GUARDS.replayed) throw new CiphertextReplayed();
+    if (stopped === BEGIN_GUARDS.lost) return { refused: 'lost' };
+    if (stopped === BEGIN_GUARDS.slots) return { refused: 'rate_limited' };
+    return { begun: startedIntent(intent, tx, rules.now) };
+  }
+
+  async finishAttempt(
+    intent: PaymentIntent,
+    tx: Transaction,
+    change: { intentStatus: 'succeeded' | 'failed' | 'requires_capture'; captureBefore?: number; release?: WindowSlot },
+    events: EventDraft[],
+  ): Promise<boolean | 'intent_changed'> {
+    const stopped = await this.#thread.run(finishUnit(intent, tx, change, events));
+    if (stopped === FINISH_GUARDS.intentChanged) return 'intent_changed';
+    return stopped !== FINISH_GUARDS.finished;
   }
 
   findAccount(id: string): AccountsTable | undefined {

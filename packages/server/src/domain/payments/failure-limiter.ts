@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.ts';
 import { MINUTE } from '../../clock.ts';
 import { clientNetwork } from '../client-network.ts';
 import type { WindowCounters } from '../window-counters.ts';
+import type { WindowSlot } from './ports.ts';
 
 /** Declined or failed attempts an intent may have before it refuses more (card testing). */
 export const MAX_FAILED_ATTEMPTS_PER_INTENT = 10;
@@ -25,6 +26,20 @@ export class FailureLimiter {
     this.#counters = counters;
     this.#clock = clock;
     this.#limit = limit;
+  }
+
+  /**
+   * The slot an attempt started at `at` (its createdAt) from `ip` takes, with the attempt's own
+   * write (PaymentStore.beginAttempt), and gives back with its success (finishAttempt).
+   */
+  slotOf(ip: string, at: number): WindowSlot {
+    return {
+      scope: SCOPE,
+      subject: clientNetwork(ip),
+      windowStart: at - (at % MINUTE),
+      windowMs: MINUTE,
+      limit: this.#limit,
+    };
   }
 
   /** Takes a slot for an attempt started at `at` (its createdAt); false when the network's minute is full. */
