@@ -47,6 +47,14 @@ export class PostgresHotPaths implements HotPaths {
     return this.#one<AccountsTable>('hot_find_account', 'select * from accounts where id = $1', [id]);
   }
 
+  async findAccountByClientKey(clientKey: string): Promise<AccountsTable | undefined> {
+    return this.#one<AccountsTable>(
+      'hot_find_account_by_client_key',
+      'select * from accounts where client_key = $1',
+      [clientKey],
+    );
+  }
+
   async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {
     return this.#one<PaymentIntentsTable>(
       'hot_find_intent',

@@ -26,6 +26,7 @@ const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')}
   values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
 
 const FIND_ACCOUNT = 'select * from accounts where id = ?';
+const FIND_ACCOUNT_BY_CLIENT_KEY = 'select * from accounts where client_key = ?';
 const FIND_INTENT = 'select * from payment_intents where account_id = ? and id = ?';
 const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id = ?';
 
@@ -41,12 +42,14 @@ const FIND_TRANSACTION = 'select * from transactions where account_id = ? and id
 export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
   readonly #thread: SqliteWriter;
   readonly #findAccount: SQLite.Statement;
+  readonly #findAccountByClientKey: SQLite.Statement;
   readonly #findIntent: SQLite.Statement;
   readonly #findTransaction: SQLite.Statement;
 
   constructor({ reader, thread }: SqliteConnections) {
     this.#thread = thread;
     this.#findAccount = reader.prepare(FIND_ACCOUNT);
+    this.#findAccountByClientKey = reader.prepare(FIND_ACCOUNT_BY_CLIENT_KEY);
     this.#findIntent = reader.prepare(FIND_INTENT);
     this.#findTransaction = reader.prepare(FIND_TRANSACTION);
   }
@@ -86,6 +89,10 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
 
   findAccount(id: string): AccountsTable | undefined {
     return this.#findAccount.get(id) as AccountsTable | undefined;
+  }
+
+  findAccountByClientKey(clientKey: string): AccountsTable | undefined {
+    return this.#findAccountByClientKey.get(clientKey) as AccountsTable | undefined;
   }
 
   async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {
