@@ -3,6 +3,8 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import type { CiphertextUse } from '../domain/payments/card-binding.ts';
 import type { BeginOutcome, WindowSlot } from '../domain/payments/ports.ts';
 import type { Transaction } from '../domain/transactions.ts';
+import { intentRow } from './repos/intents.ts';
+import type { PaymentIntentsTable } from './schema.ts';
 
 /**
  * A confirm's two writes as each engine runs them fastest (decision 0255): beginning an attempt
@@ -35,6 +37,30 @@ export interface AttemptHotPaths {
     events: EventDraft[],
   ): Promise<boolean | 'intent_changed'>;
 }
+
+/**
+ * What may change on an intent waiting for a payment (a merchant's update, an attempt, a
+ * decline), besides its `updated_at`: beginning an attempt compares every one with the intent as
+ * read, so that its events and its processor call carry the intent it changed, even when two
+ * changes fall in one millisecond (or a test's clock stands still).
+ */
+export const AS_READ = [
+  'status',
+  'last_transaction_id',
+  'failed_attempts',
+  'description',
+  'descriptor',
+  'reference',
+  'externalid',
+  'metadata',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof PaymentIntentsTable>;
+
+/** The values of AS_READ for `intent`, in their order. */
+export const asRead = (intent: PaymentIntent): unknown[] => {
+  const row = intentRow(intent);
+  return AS_READ.map((column) => row[column]);
+};
 
 /** The intent after beginning the attempt `tx` on it. */
 export function startedIntent(intent: PaymentIntent, tx: Transaction, now: number): PaymentIntent {

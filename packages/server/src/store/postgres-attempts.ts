@@ -4,7 +4,7 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import { CiphertextReplayed, type CiphertextUse } from '../domain/payments/card-binding.ts';
 import type { BeginOutcome, WindowSlot } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
-import { type AttemptHotPaths, startedIntent } from './attempt-hot-paths.ts';
+import { AS_READ, type AttemptHotPaths, asRead, startedIntent } from './attempt-hot-paths.ts';
 import { appendEventsCtes, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 
@@ -16,35 +16,51 @@ import { transactionRow } from './repos/transactions.ts';
  * a compare-and-set chain: nothing is written unless the intent is as read.
  */
 
-const BEGIN_PARAMS = 18;
+const BEGIN_PARAMS = 17 + AS_READ.length;
 
-/** `$18`: the attempt's row as JSON, typed by the table's own row type. */
+/** The intent as read, `$18` on: every column an update or an attempt changes (AS_READ). */
+const AS_READ_TYPES: Record<(typeof AS_READ)[number], string> = {
+  status: 'text',
+  last_transaction_id: 'text',
+  failed_attempts: 'int',
+  description: 'text',
+  descriptor: 'text',
+  reference: 'text',
+  externalid: 'text',
+  metadata: 'text',
+  updated_at: 'bigint',
+};
+const asReadCondition = AS_READ.map((c, i) => `${c} is not distinct from $${18 + i}::${AS_READ_TYPES[c]}`).join(
+  ' and ',
+);
+
+/** `$17`: the attempt's row as JSON, typed by the table's own row type. */
 const beginSql = (columns: string, events: number) => `with known as (
     select id from payment_intents
     where id = $1 and account_id = $2 and status in ('requires_payment', 'failed') and amount = $3::bigint
-      and expires_at > $4::bigint and failed_attempts < $5::int and updated_at = $6::bigint
+      and expires_at > $4::bigint and failed_attempts < $5::int and ${asReadCondition}
     for update
   ),
   slot as (
     insert into rate_counters (scope, subject, window_start, count, expires_at)
-    select $7::text, $8::text, $9::bigint, 1, $10::bigint from known
+    select $6::text, $7::text, $8::bigint, 1, $9::bigint from known
     on conflict (scope, subject, window_start) do update set count = rate_counters.count + 1
-    where rate_counters.count < $11::int
+    where rate_counters.count < $10::int
     returning 1
   ),
   won as (
-    update payment_intents set status = 'processing', last_transaction_id = $12::text, updated_at = $4::bigint
+    update payment_intents set status = 'processing', last_transaction_id = $11::text, updated_at = $4::bigint
     where id = (select id from known) and exists (select 1 from slot)
     returning id
   ),
   ciphertext as (
     insert into card_ciphertext_uses (jti, account_id, payment_intent_id, used_at, expires_at)
-    select $13::text, $14::text, $15::text, $16::bigint, $17::bigint from won
+    select $12::text, $13::text, $14::text, $15::bigint, $16::bigint from won
     returning jti
   ),
   attempt as (
     insert into transactions (${columns})
-    select ${columns} from json_populate_record(null::transactions, $18::json)
+    select ${columns} from json_populate_record(null::transactions, $17::json)
     where exists (select 1 from ciphertext)
     returning id
   ),
@@ -135,7 +151,6 @@ export class PostgresAttempts implements AttemptHotPaths {
       tx.amount,
       now,
       rules.maxFailedAttempts,
-      intent.updatedAt,
       slot.scope,
       slot.subject,
       slot.windowStart,
@@ -148,6 +163,7 @@ export class PostgresAttempts implements AttemptHotPaths {
       use.usedAt,
       use.expiresAt,
       JSON.stringify(row),
+      ...asRead(intent),
       ...eventValues(events, now),
     ];
     const name = `hot_begin_attempt_${events.length}`;

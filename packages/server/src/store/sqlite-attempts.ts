@@ -3,6 +3,7 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import type { CiphertextUse } from '../domain/payments/card-binding.ts';
 import type { WindowSlot } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
+import { AS_READ, asRead } from './attempt-hot-paths.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 import type { TransactionsTable } from './schema.ts';
@@ -21,10 +22,10 @@ const insertTransactionSql = (row: TransactionsTable) =>
       .map((c) => `@${c}`)
       .join(', ')})`);
 
-/** requires_payment | failed -> processing, on the intent as read. */
+/** requires_payment | failed -> processing, on the intent as read (`is`: equal, nulls too). */
 const BEGIN_INTENT = `update payment_intents set status = 'processing', last_transaction_id = ?, updated_at = ?
   where id = ? and account_id = ? and status in ('requires_payment', 'failed') and amount = ?
-    and expires_at > ? and failed_attempts < ? and updated_at = ?`;
+    and expires_at > ? and failed_attempts < ? and ${AS_READ.map((c) => `${c} is ?`).join(' and ')}`;
 
 /** One slot of a window, only under its limit (repos/rate-counters.ts takeSlot). */
 const TAKE_SLOT = `insert into rate_counters (scope, subject, window_start, count, expires_at) values (?, ?, ?, 1, ?)
@@ -86,7 +87,7 @@ export function beginUnit(
   return [
     {
       sql: BEGIN_INTENT,
-      params: [tx.id, now, intent.id, intent.accountId, tx.amount, now, rules.maxFailedAttempts, intent.updatedAt],
+      params: [tx.id, now, intent.id, intent.accountId, tx.amount, now, rules.maxFailedAttempts, ...asRead(intent)],
       guard: BEGIN_GUARDS.lost,
     },
     {

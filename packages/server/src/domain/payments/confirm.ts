@@ -161,8 +161,8 @@ async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, read: PaymentIn
         'The shop changed the amount of this payment. Nothing was charged: reload the page to see the new amount.',
       );
     }
-    // Changed but still payable for the same amount (its description or metadata): begin on the change.
-    if (current.updatedAt === intent.updatedAt || tries >= BEGIN_TRIES) {
+    // Changed but still payable for the same amount (its description, its metadata): begin on the change.
+    if (tries >= BEGIN_TRIES) {
       throw new ApiError('payment_in_progress', 'This payment is already being processed.');
     }
     intent = current;

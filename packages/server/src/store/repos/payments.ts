@@ -4,7 +4,7 @@ import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts'
 import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
 import type { BeginOutcome, PaymentStore, WindowSlot } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
-import { type AttemptHotPaths, finishedIntent, startedIntent } from '../attempt-hot-paths.ts';
+import { AS_READ, type AttemptHotPaths, asRead, finishedIntent, startedIntent } from '../attempt-hot-paths.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { recordCiphertextUse } from './card-ciphertext-uses.ts';
@@ -76,9 +76,10 @@ export class PaymentsRepository implements PaymentStore {
   ): Promise<BeginOutcome> {
     const after = startedIntent(intent, tx, rules.now);
     if (this.#hot?.beginAttempt) return this.#hot.beginAttempt(intent, tx, rules, events(after));
+    const read = asRead(intent);
     return this.#writes
       .run(async (trx): Promise<BeginOutcome> => {
-        const won = await trx
+        let update = trx
           .updateTable('payment_intents')
           .set({ status: 'processing', last_transaction_id: tx.id, updated_at: rules.now })
           .where('id', '=', tx.paymentIntentId)
@@ -87,10 +88,13 @@ export class PaymentsRepository implements PaymentStore {
           // The amount the shopper was shown: an update by the merchant meanwhile wins (decision 0242).
           .where('amount', '=', tx.amount)
           .where('expires_at', '>', rules.now)
-          .where('failed_attempts', '<', rules.maxFailedAttempts)
-          // As read: the intent after is known without reading it again (decision 0255).
-          .where('updated_at', '=', intent.updatedAt)
-          .executeTakeFirst();
+          .where('failed_attempts', '<', rules.maxFailedAttempts);
+        // As read: the intent after is known without reading it again (decision 0255).
+        for (const [i, column] of AS_READ.entries()) {
+          const value = read[i] as string | number | null;
+          update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
+        }
+        const won = await update.executeTakeFirst();
         if (won.numUpdatedRows === 0n) return { refused: 'lost' };
         // Thrown, not returned: the intent's change above is undone with the unit.
         if (!(await takeSlot(trx, rules.slot))) throw new SlotsTaken();
