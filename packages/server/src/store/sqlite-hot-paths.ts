@@ -23,7 +23,7 @@ export interface SqliteConnections {
 }
 
 const INSERT_INTENT = `insert into payment_intents (${INTENT_COLUMNS.join(', ')})
-  values (${INTENT_COLUMNS.map((c) => `@${c}`).join(', ')})`;
+  values (${INTENT_COLUMNS.map(() => '?').join(', ')})`;
 
 const FIND_ACCOUNT = 'select * from accounts where id = ?';
 const FIND_ACCOUNT_BY_CLIENT_KEY = 'select * from accounts where client_key = ?';
@@ -57,7 +57,8 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
   /** The intent and its events, atomically; resolves after the commit. */
   async createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void> {
     await this.#thread.run([
-      { sql: INSERT_INTENT, params: { ...row } },
+      // An array, not an object: cheaper to hand to the writer thread.
+      { sql: INSERT_INTENT, params: INTENT_COLUMNS.map((column) => row[column]) },
       { sql: appendEventsSql(false, 1), params: eventParams(eventRow(draft, now)) },
     ]);
   }
