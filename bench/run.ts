@@ -201,7 +201,7 @@ async function main(): Promise<void> {
   const extra: Record<string, unknown> = {
     duration_s: seconds,
     connections: CONNECTIONS,
-    ...(partial ? { only, engines: [...engines] } : await widget()),
+    ...(partial ? { only: only.join(','), engines: [...engines].join(',') } : await widget()),
   };
   console.log(`\n${table(runs)}`);
   const w = extra.widget as { gzip_bytes: number; interactive_ms: number } | undefined;
