@@ -20,19 +20,25 @@ export interface LoadPlan {
   warmup: number;
 }
 
+/** One request of a series: its own body and headers. */
+export interface NextRequest {
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /**
- * `bodies`, when given, sends each request its own body (e.g. a confirm per intent) and
- * stops when they run out; otherwise the same request repeats for `plan.seconds`.
+ * `requests`, when given, sends each request its own body and headers (e.g. a confirm per
+ * intent) and stops when they run out; otherwise the same request repeats for `plan.seconds`.
  */
 export async function measure(
   label: string,
   options: autocannon.Options,
   plan: LoadPlan,
-  bodies?: () => string | undefined,
+  requests?: () => NextRequest | undefined,
 ): Promise<Measured> {
   process.stderr.write(`  ${label.padEnd(58)}`);
   const base = { ...options, connections: CONNECTIONS };
-  if (!bodies && plan.warmup > 0) {
+  if (!requests && plan.warmup > 0) {
     await autocannon({ ...base, duration: plan.warmup });
     await drain(options);
   }
@@ -43,7 +49,7 @@ export async function measure(
       {
         ...base,
         duration: plan.seconds,
-        ...(bodies ? { requests: [{ setupRequest: (req: object) => ({ ...req, body: bodies() ?? '{}' }) }] } : {}),
+        ...(requests ? { requests: [{ setupRequest: (req: { headers?: object }) => withNext(req, requests()) }] } : {}),
       } as autocannon.Options,
       (error, done) => (error ? reject(error) : resolve(done)),
     );
@@ -67,6 +73,9 @@ export async function measure(
   process.stderr.write(`${String(measured.rps).padStart(7)} req/s  p99 ${measured.p99_ms} ms\n`);
   return measured;
 }
+
+const withNext = (req: { headers?: object }, next: NextRequest | undefined) =>
+  next ? { ...req, body: next.body, headers: { ...req.headers, ...next.headers } } : { ...req, body: '{}' };
 
 /**
  * The warm-up ends with requests still in the server; one more request, queued behind

@@ -18,7 +18,8 @@ export interface ScenarioFigures {
 export interface Run {
   engine: 'sqlite' | 'postgres';
   workers: number;
-  scenarios: Record<Scenario, ScenarioFigures>;
+  /** Every scenario, unless `--only` chose some. */
+  scenarios: Partial<Record<Scenario, ScenarioFigures>>;
 }
 
 /**
@@ -32,13 +33,16 @@ const TARGETS: Partial<Record<Scenario, { ratio: number; p99_ms?: number }>> = {
 };
 
 export function figures(
-  measured: Record<Scenario, Measured>,
-  baseline: Record<Scenario, Measured>,
-): Record<Scenario, ScenarioFigures> {
-  const out = {} as Record<Scenario, ScenarioFigures>;
+  measured: Partial<Record<Scenario, Measured>>,
+  baseline: Partial<Record<Scenario, Measured>>,
+): Partial<Record<Scenario, ScenarioFigures>> {
+  const out: Partial<Record<Scenario, ScenarioFigures>> = {};
   for (const name of SCENARIOS) {
-    const { rps, p50_ms, p99_ms, p999_ms, errors } = measured[name];
-    const baseline_rps = baseline[name].rps;
+    const ours = measured[name];
+    const theirs = baseline[name];
+    if (!ours || !theirs) continue;
+    const { rps, p50_ms, p99_ms, p999_ms, errors } = ours;
+    const baseline_rps = theirs.rps;
     out[name] = { rps, p50_ms, p99_ms, p999_ms, errors, baseline_rps, ratio: round2(rps / baseline_rps) };
   }
   return out;
@@ -51,6 +55,7 @@ function verdict(run: Run, name: Scenario, runs: Run[]): string {
   const target = TARGETS[name];
   if (!target) return '';
   const f = run.scenarios[name];
+  if (!f) return '';
   // Against the exact ratio: the printed one is rounded (0.396 shows as 0.4 and misses 0.40).
   const misses = [
     f.rps / f.baseline_rps < target.ratio ? `ratio < ${target.ratio}` : '',
@@ -62,28 +67,33 @@ function verdict(run: Run, name: Scenario, runs: Run[]): string {
 /** PostgreSQL with N workers against the same bench with 1. */
 function workersVerdict(run: Run, name: Scenario, runs: Run[]): string {
   const one = runs.find((r) => r.engine === 'postgres' && r.workers === 1);
-  if (!one) return '';
-  const gain = run.scenarios[name].rps / one.scenarios[name].rps;
+  const ours = run.scenarios[name];
+  const theirs = one?.scenarios[name];
+  if (!ours || !theirs) return '';
+  const gain = ours.rps / theirs.rps;
   return `${gain > 1 ? 'ok' : 'MISSED'}: ${gain.toFixed(2)}x of 1 worker`;
 }
 
 export function table(runs: Run[]): string {
   const head = ['engine', 'scenario', 'req/s', 'p50', 'p99', 'p99.9', 'errors', 'baseline', 'ratio', 'target'];
   const rows = runs.flatMap((run) =>
-    SCENARIOS.map((name) => {
+    SCENARIOS.flatMap((name) => {
       const f = run.scenarios[name];
+      if (!f) return [];
       const engine = run.engine === 'postgres' ? `postgres x${run.workers}` : run.engine;
       return [
-        engine,
-        name,
-        f.rps,
-        f.p50_ms,
-        f.p99_ms,
-        f.p999_ms,
-        f.errors,
-        f.baseline_rps,
-        `${f.ratio}x`,
-        verdict(run, name, runs),
+        [
+          engine,
+          name,
+          f.rps,
+          f.p50_ms,
+          f.p99_ms,
+          f.p999_ms,
+          f.errors,
+          f.baseline_rps,
+          `${f.ratio}x`,
+          verdict(run, name, runs),
+        ],
       ];
     }),
   );

@@ -4,7 +4,9 @@
  * always; PostgreSQL with 1 and 2 workers when OBOLUS_BENCH_DATABASE_URL or
  * OBOLUS_TEST_DATABASE_URL names one. Writes bench/results/latest.json; with --profile,
  * CPU profiles of every server process under bench/results/profiles/. BENCH_DURATION
- * (seconds per scenario, default 10; 1 with --quick). How to read it: docs/performance.md.
+ * (seconds per scenario, default 10; 1 with --quick). `--only confirm_sandbox,create_intent`
+ * runs those scenarios only, `--engines sqlite,pg1,pg2` those runs only; a partial run writes
+ * bench/results/partial.json instead and skips the widget. How to read it: docs/performance.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,10 +20,21 @@ import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
 import { startProcess, stopAll } from './processes.ts';
 import { writeProfileSummary } from './profile-report.ts';
 import { figures, type Run, table, writeResults } from './report.ts';
-import { confirmBodies, type Keys, runScenarios, type Scenario, type Seeded, seed } from './scenarios.ts';
+import {
+  chosenScenarios,
+  confirmBodies,
+  type Keys,
+  runScenarios,
+  SCENARIOS,
+  type Scenario,
+  type Seeded,
+  seed,
+} from './scenarios.ts';
 
 const quick = process.argv.includes('--quick');
 const profile = process.argv.includes('--profile');
+const only = chosenScenarios(process.argv);
+const engines = chosenEngines(process.argv);
 const seconds = Number(process.env.BENCH_DURATION ?? (quick ? 1 : 10));
 const plan: LoadPlan = { seconds, warmup: quick ? 0.5 : 2 };
 const BIN = fileURLToPath(new URL('../packages/server/bin/obolus.js', import.meta.url));
@@ -53,6 +66,8 @@ async function withSchema<T>(url: string, work: (url: string) => Promise<T>): Pr
 }
 
 function createAccount(env: Record<string, string>): Keys {
+  // The CLI's other commands refuse a database that does not exist yet (a mistyped path).
+  execFileSync(process.execPath, [BIN, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const out = execFileSync(
     process.execPath,
     [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'b@example.com', '--json'],
@@ -64,9 +79,21 @@ function createAccount(env: Record<string, string>): Keys {
   return { secret: account.secret_key, client: account.client_key };
 }
 
-let baseline: Record<Scenario, Measured> | undefined;
+/** `--engines sqlite,pg1,pg2`: the runs to make (all of them when not given; pg ones need a URL). */
+function chosenEngines(argv: readonly string[]): ReadonlySet<string> {
+  const all = ['sqlite', 'pg1', 'pg2'];
+  const at = argv.indexOf('--engines');
+  if (at < 0) return new Set(all);
+  const names = (argv[at + 1] ?? '').split(',').filter(Boolean);
+  if (names.length === 0 || names.some((name) => !all.includes(name))) {
+    throw new Error(`--engines takes runs separated by commas, of: ${all.join(', ')}`);
+  }
+  return new Set(names);
+}
 
-async function measureBaseline(seeded: Seeded, keys: Keys): Promise<Record<Scenario, Measured>> {
+let baseline: Partial<Record<Scenario, Measured>> | undefined;
+
+async function measureBaseline(seeded: Seeded, keys: Keys): Promise<Partial<Record<Scenario, Measured>>> {
   const server = await startProcess([BASELINE], { PORT: '0' }, /(http:\/\/\S+)\n/);
   try {
     for (const kind of ['intent', 'transaction', 'list', 'outcome'] as const) {
@@ -76,10 +103,17 @@ async function measureBaseline(seeded: Seeded, keys: Keys): Promise<Record<Scena
         body: JSON.stringify(seeded[kind]),
       });
     }
-    return await runScenarios('baseline', server.value, keys, seeded, plan, async (count) =>
-      Array.from({ length: count }, () =>
-        JSON.stringify({ pk: keys.client, client_secret: 'x', mode: 'sandbox', card: 'x.y.z' }),
-      ),
+    return await runScenarios(
+      'baseline',
+      server.value,
+      keys,
+      seeded,
+      plan,
+      async (count) =>
+        Array.from({ length: count }, () =>
+          JSON.stringify({ pk: keys.client, client_secret: 'x', mode: 'sandbox', card: 'x.y.z' }),
+        ),
+      only,
     );
   } finally {
     await server.stop();
@@ -101,6 +135,8 @@ async function benchTarget(target: Target): Promise<Run> {
     OBOLUS_API_RATE_LIMIT_LIVE: '1000000',
     OBOLUS_API_RATE_LIMIT_SANDBOX: '1000000',
     OBOLUS_API_RATE_LIMIT_ADDRESS: '1000000',
+    // The load generator stands for a proxy in front of many shoppers (bench/scenarios.ts, confirm).
+    OBOLUS_TRUST_PROXY: 'loopback',
     // PostgreSQL needs one (decision 0070); the bench's schema is dropped at the end, and the key with it.
     ...(target.engine === 'postgres' ? { OBOLUS_MASTER_KEY: BENCH_MASTER_KEY } : {}),
   };
@@ -110,7 +146,7 @@ async function benchTarget(target: Target): Promise<Run> {
   const profileDir = join(RESULTS, 'profiles', name.replace(' ', '-'));
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
-  let measured: Record<Scenario, Measured> | undefined;
+  let measured: Partial<Record<Scenario, Measured>> | undefined;
   const server = await startProcess(
     [...profiling, BIN, 'serve', ...workers],
     { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
@@ -119,7 +155,7 @@ async function benchTarget(target: Target): Promise<Run> {
   try {
     const seeded = await seed(base, keys);
     baseline ??= await measureBaseline(seeded, keys);
-    measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count));
+    measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count), only);
     return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline) };
   } finally {
     await server.stop(); // a CPU profile is written on the way out
@@ -152,21 +188,31 @@ async function main(): Promise<void> {
   process.stderr.write(
     `Obolus benchmark: ${seconds} s per scenario at ${CONNECTIONS} connections${quick ? ' (quick)' : ''}\n`,
   );
-  const runs: Run[] = [await benchTarget({ engine: 'sqlite', workers: 1, url: join(dir, 'bench.db') })];
+  const runs: Run[] = [];
+  if (engines.has('sqlite')) runs.push(await benchTarget({ engine: 'sqlite', workers: 1, url: join(dir, 'bench.db') }));
   if (postgresUrl) {
     for (const workers of [1, 2]) {
+      if (!engines.has(`pg${workers}`)) continue;
       runs.push(await withSchema(postgresUrl, (url) => benchTarget({ engine: 'postgres', workers, url })));
     }
   }
-  const extra: Record<string, unknown> = { duration_s: seconds, connections: CONNECTIONS, ...(await widget()) };
+  // The widget is measured by a full bench only.
+  const partial = only.length < SCENARIOS.length || engines.size < 3;
+  const extra: Record<string, unknown> = {
+    duration_s: seconds,
+    connections: CONNECTIONS,
+    ...(partial ? { only: only.join(','), engines: [...engines].join(',') } : await widget()),
+  };
   console.log(`\n${table(runs)}`);
   const w = extra.widget as { gzip_bytes: number; interactive_ms: number } | undefined;
   if (w)
     console.log(
       `widget: ${(w.gzip_bytes / 1024).toFixed(1)} KB gzipped, card form interactive in ${w.interactive_ms} ms`,
     );
-  writeResults(join(RESULTS, 'latest.json'), runs, extra);
-  process.stderr.write(`\nwrote bench/results/latest.json in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  // A partial run does not replace the last full one.
+  const file = partial ? 'partial.json' : 'latest.json';
+  writeResults(join(RESULTS, file), runs, extra);
+  process.stderr.write(`\nwrote bench/results/${file} in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
 try {

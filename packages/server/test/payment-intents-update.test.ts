@@ -165,6 +165,40 @@ describe.each(ENGINES)('updating a payment intent before payment (%s)', (engine)
     }
   });
 
+  it('an update of the description and a payment fired at once: the payment goes through, its events show the intent it paid', async () => {
+    for (let round = 0; round < 5; round++) {
+      const intent = await createIntent(t, shop.secretKey, { description: 'before' });
+      const [updated, paid] = await Promise.all([
+        update(intent.id, { description: `after ${round}` }),
+        pay(intent.client_secret, '4242424242424242'),
+      ]);
+      // Begun on the update when it came first (decision 0255); the update refused when the payment did.
+      expect(paid.status).toBe(200);
+      expect(paid.json.status).toBe('succeeded');
+      if (updated.status !== 200) expect(updated.json.error.code).toBe('intent_unexpected_state');
+      const final = await retrieve(intent.id);
+      expect(final.description).toBe(updated.status === 200 ? `after ${round}` : 'before');
+      const events = await t.call('GET', `/api/v1/events?object_id=${intent.id}`, { key: shop.secretKey });
+      const processing = events.json.data.find((e: { type: string }) => e.type === 'payment_intent.processing');
+      if (processing.data.object.description !== final.description)
+        console.log(
+          JSON.stringify({
+            round,
+            updated: updated.json,
+            paid: paid.json,
+            final,
+            events: events.json.data.map((e: any) => [
+              e.type,
+              e.created,
+              e.data.object.description,
+              e.data.object.updated,
+            ]),
+          }),
+        );
+      expect(processing.data.object.description).toBe(final.description);
+    }
+  });
+
   it("another account's intent is the same 404 as a missing one", async () => {
     const other = await t.newAccount();
     const foreign = await createIntent(t, other.secretKey);

@@ -67,15 +67,33 @@ export function appendEventsAfter(lead: string, leadParams: number): string {
 }
 
 function eventsStatement(postgres: boolean, count: number, lead = '', leadParams = 0): string {
+  return `with ${lead ? `${lead}, ` : ''}${batchOf(postgres, count, leadParams)}
+    ${insertFromBatch('')}`;
+}
+
+/**
+ * PostgreSQL: CTEs that insert `count` events, their parameters from `$from + 1` on, only when
+ * the CTE `onlyAfter` has a row (a compare-and-set that won, in the same statement).
+ */
+export function appendEventsCtes(from: number, count: number, onlyAfter: string): string {
+  return `${batchOf(true, count, from)},
+    events_added as (${insertFromBatch(`where exists (select 1 from ${onlyAfter})`)} returning 1)`;
+}
+
+/** The events' values as the CTE `batch`, numbered by `n` in their order. */
+function batchOf(postgres: boolean, count: number, from: number): string {
   // PostgreSQL types a VALUES list from its parameters: each is cast.
   const value = (column: (typeof VALUE_COLUMNS)[number], index: number) =>
-    postgres ? `$${leadParams + index + 1}::${column === 'created_at' ? 'bigint' : 'text'}` : '?';
+    postgres ? `$${from + index + 1}::${column === 'created_at' ? 'bigint' : 'text'}` : '?';
   const rows = Array.from(
     { length: count },
     (_, n) => `(${VALUE_COLUMNS.map((column, k) => value(column, n * VALUE_COLUMNS.length + k)).join(', ')}, ${n})`,
   );
-  return `with ${lead ? `${lead}, ` : ''}batch (${VALUE_COLUMNS.join(', ')}, n) as (values ${rows.join(', ')})
-    ${INSERT_COLUMNS}
+  return `batch (${VALUE_COLUMNS.join(', ')}, n) as (values ${rows.join(', ')})`;
+}
+
+function insertFromBatch(where: string): string {
+  return `${INSERT_COLUMNS}
     select b.id, b.account_id, b.type, b.mode, b.object_type, b.object_id,
       coalesce((select max(e.object_seq) from events e where e.object_id = b.object_id), 0)
         + row_number() over (partition by b.object_id order by b.n),
@@ -83,5 +101,5 @@ function eventsStatement(postgres: boolean, count: number, lead = '', leadParams
       case when exists (select 1 from webhook_endpoints w
         where w.account_id = b.account_id and w.mode = b.mode and w.enabled = 1)
       then null else b.created_at end
-    from batch b`;
+    from batch b ${where}`;
 }

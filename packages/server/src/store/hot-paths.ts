@@ -4,14 +4,16 @@ import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './sc
 /**
  * The hottest queries of the service, run as prepared statements instead of queries Kysely
  * builds and compiles on every call (decisions 0120 and 0181): an account on every
- * authenticated request that misses the cache, creating and retrieving an intent, retrieving
- * a transaction. Each engine has its own (store/sqlite-hot-paths.ts, store/postgres-hot-paths.ts);
+ * authenticated request that misses the cache, the account of a widget's client key, creating
+ * and retrieving an intent, retrieving a transaction. Each engine has its own (store/sqlite-hot-paths.ts, store/postgres-hot-paths.ts);
  * the repositories fall back to Kysely without one.
  */
 export interface HotPaths {
   /** The intent and its creation event, atomically; resolves after the commit. */
   createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void>;
   findAccount(id: string): Maybe<AccountsTable>;
+  /** The account of a widget's client key: on every confirm. */
+  findAccountByClientKey(clientKey: string): Maybe<AccountsTable>;
   findIntent(accountId: string, id: string): Maybe<PaymentIntentsTable>;
   findTransaction(accountId: string, id: string): Maybe<TransactionsTable>;
 }

@@ -3,6 +3,7 @@ import type { EventDraft } from '../domain/events.ts';
 import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsAfter, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
+import { PostgresAttempts } from './postgres-attempts.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
 const placeholders = (from: number, count: number) =>
@@ -25,12 +26,14 @@ const CREATE_INTENT_WITH_EVENT = appendEventsAfter(
 /**
  * The hot paths on PostgreSQL as named prepared statements: each connection of the pool parses
  * and plans them once, and creating an intent with its event takes one round trip instead of
- * the six of a Kysely transaction (decision 0181).
+ * the six of a Kysely transaction (decision 0181). A confirm's two writes are one statement
+ * each too (PostgresAttempts, decision 0256).
  */
-export class PostgresHotPaths implements HotPaths {
+export class PostgresHotPaths extends PostgresAttempts implements HotPaths {
   readonly #pool: pg.Pool;
 
   constructor(pool: pg.Pool) {
+    super(pool);
     this.#pool = pool;
   }
 
@@ -45,6 +48,12 @@ export class PostgresHotPaths implements HotPaths {
 
   async findAccount(id: string): Promise<AccountsTable | undefined> {
     return this.#one<AccountsTable>('hot_find_account', 'select * from accounts where id = $1', [id]);
+  }
+
+  async findAccountByClientKey(clientKey: string): Promise<AccountsTable | undefined> {
+    return this.#one<AccountsTable>('hot_find_account_by_client_key', 'select * from accounts where client_key = $1', [
+      clientKey,
+    ]);
   }
 
   async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {

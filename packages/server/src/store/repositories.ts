@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../crypto/master-key.ts';
+import type { AttemptHotPaths } from './attempt-hot-paths.ts';
 import type { HotPaths } from './hot-paths.ts';
 import { AccountsRepository } from './repos/accounts.ts';
 import { AllowedOriginsRepository } from './repos/allowed-origins.ts';
@@ -71,7 +72,7 @@ export function createRepositories(
   db: Kysely<Database>,
   secrets: SecretBox,
   writes: WriteRunner = new TransactionPerWrite(db),
-  hot?: HotPaths,
+  hot?: HotPaths & AttemptHotPaths,
   /** How long an Idempotency-Key claim is its holder's (IDEMPOTENCY_LOCK_MS; shorter in crash tests). */
   idempotencyLockMs?: number,
 ): Repositories {
@@ -80,7 +81,7 @@ export function createRepositories(
     intents: new IntentsRepository(db, writes, hot),
     idempotency: new IdempotencyRepository(db, writes, idempotencyLockMs),
     transactions: new TransactionsRepository(db, hot),
-    payments: new PaymentsRepository(db, writes),
+    payments: new PaymentsRepository(db, writes, hot),
     cardCiphertextUses: new CardCiphertextUsesRepository(db, writes),
     encryptionKeys: new EncryptionKeysRepository(db, secrets),
     refunds: new RefundsRepository(db),

@@ -6,6 +6,9 @@
  * unit fails is it rolled back and run again with every unit in a savepoint of its own
  * (a statement inside a savepoint journals the pages it changes: a quarter of a create's time
  * on this thread, for a failure that almost never comes; decision 0185).
+ * A statement may be a guard (a compare-and-set): when it changes no row, its unit stops and
+ * changes nothing. A guard that stops a unit before any row of it changed costs nothing; one
+ * that stops it after is undone like a failure, by the savepoint run (decision 0255).
  * Plain Node only: this file runs outside the app's module graph.
  */
 import { writeSync } from 'node:fs';
@@ -17,9 +20,9 @@ interface Batch {
   id: number;
   /** SQL texts first sent with this batch; statement n is the n-th text ever sent. */
   definitions: string[];
-  units: Array<Array<[statement: number, params: Params]>>;
+  units: Array<Array<[statement: number, params: Params, guard?: string]>>;
 }
-type Outcome = { ok: true } | { ok: false; message: string; code?: string };
+type Outcome = { ok: true; stopped?: string } | { ok: false; message: string; code?: string };
 
 const { file, crashAtBatch } = workerData as { file: string; crashAtBatch: number };
 const db = new SQLite(file);
@@ -53,32 +56,54 @@ const texts: string[] = [];
 
 const SUCCEEDED: Outcome = { ok: true };
 
-/** A unit's statements in order, in whatever transaction or savepoint is open. */
-function runStatements(unit: Batch['units'][number]): void {
-  for (const [statement, params] of unit) prepared(texts[statement] as string).run(params);
+/** A guard that stopped its unit after rows of it had changed: thrown, so that they are undone. */
+class StoppedAfterChanges extends Error {
+  readonly guard: string;
+  constructor(guard: string) {
+    super(`stopped by ${guard}`);
+    this.guard = guard;
+  }
 }
+
+/**
+ * A unit's statements in order, in whatever transaction or savepoint is open: the guard that
+ * stopped it before it changed anything, or undefined when all ran.
+ */
+function runStatements(unit: Batch['units'][number]): string | undefined {
+  let changed = false;
+  for (const [statement, params, guard] of unit) {
+    const { changes } = prepared(texts[statement] as string).run(params);
+    if (changes > 0) changed = true;
+    else if (guard !== undefined) {
+      if (changed) throw new StoppedAfterChanges(guard);
+      return guard;
+    }
+  }
+  return undefined;
+}
+
+const outcomeOf = (stopped: string | undefined): Outcome => (stopped === undefined ? SUCCEEDED : { ok: true, stopped });
 
 function runUnit(unit: Batch['units'][number]): Outcome {
   prepared('savepoint unit').run();
   try {
-    runStatements(unit);
+    const stopped = runStatements(unit);
     prepared('release savepoint unit').run();
-    return SUCCEEDED;
+    return outcomeOf(stopped);
   } catch (error) {
     prepared('rollback to savepoint unit').run();
     prepared('release savepoint unit').run();
-    return failure(error);
+    return error instanceof StoppedAfterChanges ? { ok: true, stopped: error.guard } : failure(error);
   }
 }
 
-/** Every unit of the batch in the open transaction, no savepoints; false (all undone) when one fails. */
-function runStraight(units: Batch['units']): boolean {
+/** Every unit of the batch in the open transaction, no savepoints; undefined (all undone) when one throws. */
+function runStraight(units: Batch['units']): Outcome[] | undefined {
   try {
-    for (const unit of units) runStatements(unit);
-    return true;
+    return units.map((unit) => outcomeOf(runStatements(unit)));
   } catch {
     if (db.inTransaction) prepared('rollback').run();
-    return false;
+    return undefined;
   }
 }
 
@@ -87,8 +112,9 @@ function runBatch(batch: Batch): Outcome[] {
   let outcomes: Outcome[];
   try {
     prepared('begin immediate').run();
-    if (runStraight(batch.units)) {
-      outcomes = batch.units.map(() => SUCCEEDED);
+    const straight = runStraight(batch.units);
+    if (straight) {
+      outcomes = straight;
     } else {
       prepared('begin immediate').run();
       outcomes = batch.units.map(runUnit);

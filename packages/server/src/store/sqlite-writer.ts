@@ -5,15 +5,20 @@ import { CRASH_PLAN } from '../crash-points.ts';
 export interface Statement {
   sql: string;
   params: Record<string, unknown> | unknown[];
+  /**
+   * A compare-and-set: when the statement changes no row, the unit stops there, changing
+   * nothing (what it had changed before is undone), and answers this name.
+   */
+  guard?: string;
 }
 
 interface Pending {
   unit: Statement[];
-  resolve: () => void;
+  resolve: (stopped: string | undefined) => void;
   reject: (error: Error) => void;
 }
 
-type Outcome = { ok: true } | { ok: false; message: string; code?: string };
+type Outcome = { ok: true; stopped?: string } | { ok: false; message: string; code?: string };
 
 const THREAD = new URL(
   import.meta.url.endsWith('.ts') ? './sqlite-writer-thread.ts' : './sqlite-writer-thread.js',
@@ -42,8 +47,12 @@ export class SqliteWriter {
     this.#file = file;
   }
 
-  /** Runs the statements of one unit atomically, in the next batch. */
-  run(unit: Statement[]): Promise<void> {
+  /**
+   * Runs the statements of one unit atomically, in the next batch. Resolves after the commit:
+   * with the guard of the statement that stopped the unit (which then changed nothing), or
+   * undefined when every statement ran.
+   */
+  run(unit: Statement[]): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ unit, resolve, reject });
       if (!this.#inFlight && !this.#scheduled) {
@@ -61,7 +70,13 @@ export class SqliteWriter {
     this.#inFlight = batch;
     const thread = this.#thread(); // first: a new thread resets the statement numbers
     // Cloning the SQL text of every statement into each batch cost more than running it.
-    const units = batch.map((p) => p.unit.map((statement) => [this.#statementId(statement.sql), statement.params]));
+    const units = batch.map((p) =>
+      p.unit.map((statement) =>
+        statement.guard === undefined
+          ? [this.#statementId(statement.sql), statement.params]
+          : [this.#statementId(statement.sql), statement.params, statement.guard],
+      ),
+    );
     const definitions = this.#newStatements;
     this.#newStatements = [];
     thread.postMessage({ id: this.#nextId++, definitions, units });
@@ -105,7 +120,7 @@ export class SqliteWriter {
     this.#send(); // the next batch goes out before this one's callers are answered
     for (const [i, pending] of batch.entries()) {
       const outcome = outcomes[i];
-      if (outcome?.ok) pending.resolve();
+      if (outcome?.ok) pending.resolve(outcome.stopped);
       else pending.reject(Object.assign(new Error(outcome?.message ?? 'write failed'), { code: outcome?.code }));
     }
     if (!this.#inFlight && this.#queue.length === 0) this.#drained?.();

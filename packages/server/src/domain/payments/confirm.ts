@@ -85,7 +85,8 @@ async function assertProductUnchanged(deps: ConfirmDeps, intent: PaymentIntent):
 /**
  * Pays an intent with a card: checks, then a pending attempt written by compare-and-set
  * (so a client_secret pays once however many confirms race) together with the use of the
- * card's ciphertext (so a ciphertext pays once), then the processor call
+ * card's ciphertext (so a ciphertext pays once) and the network's card-testing slot (so a
+ * network reaches the processor at most its limit a minute), then the processor call
  * outside any database transaction, then its outcome recorded.
  */
 export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promise<PaymentOutcome> {
@@ -100,19 +101,7 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   const now = deps.clock.now();
   assertPayable(intent, now);
   await assertProductUnchanged(deps, intent);
-  // The card-testing slot is taken before anything reaches the processor (decision 0200),
-  // and given back when no attempt began.
-  if (!(await deps.limiter.reserve(input.clientIp, now))) {
-    // Slots held by racing confirms of this very intent: say what the intent is now, if that is why.
-    assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
-    throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
-  }
-  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now).catch(
-    async (error: unknown) => {
-      await deps.limiter.release(input.clientIp, now);
-      throw error;
-    },
-  );
+  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now);
   crashPoint('after_attempt_recorded');
   const challengeToken = newChallengeToken();
   const outcome = await processor
@@ -132,38 +121,52 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   return recordOutcome(deps, started, pending, outcome, challengeToken);
 }
 
+/** Concurrent changes of the intent (a merchant's update) a confirm begins again after: each on the other's result. */
+const BEGIN_TRIES = 3;
+
 /** Opens the card and writes the pending attempt; throws, having changed nothing, when it cannot. */
-async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, intent: PaymentIntent, now: number) {
-  const processor = deps.processors.forMode(intent.mode);
+async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, read: PaymentIntent, now: number) {
+  const processor = deps.processors.forMode(read.mode);
   if (!processor) {
     throw new ApiError(
       'live_payments_unavailable',
       'Live payments are not available: no live connector is configured.',
     );
   }
-  const opened = await openBoundCard(deps, input.card, intent, now);
+  const opened = await openBoundCard(deps, input.card, read, now);
   const card = checkCard(opened.card, now);
-  const pending = pendingAttempt(intent, input, card, processor.name, now);
-  const started = await deps.store
-    .beginAttempt(
-      pending,
-      { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT, ciphertext: opened.use },
-      (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
-    )
-    .catch(refuseReplayed);
-  if (!started) {
-    // Someone else changed the intent since we read it: say what it is now.
+  // The card-testing slot is taken with the attempt, before anything reaches the processor (decisions 0200, 0255).
+  const slot = deps.limiter.slotOf(input.clientIp, now);
+  let intent = read;
+  for (let tries = 1; ; tries++) {
+    const pending = pendingAttempt(intent, input, card, processor.name, now);
+    const begun = await deps.store
+      .beginAttempt(
+        intent,
+        pending,
+        { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT, ciphertext: opened.use, slot },
+        (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
+      )
+      .catch(refuseReplayed);
+    if ('begun' in begun) return { started: begun.begun, pending, card, processor };
+    // Not begun: say what the intent is now.
     const current = (await deps.intents.find(intent.accountId, intent.id)) ?? intent;
     assertPayable(current, now);
+    if (begun.refused === 'rate_limited') {
+      throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
+    }
     if (current.amount !== pending.amount) {
       throw new ApiError(
         'payment_intent_unexpected_state',
         'The shop changed the amount of this payment. Nothing was charged: reload the page to see the new amount.',
       );
     }
-    throw new ApiError('payment_in_progress', 'This payment is already being processed.');
+    // Changed but still payable for the same amount (its description, its metadata): begin on the change.
+    if (tries >= BEGIN_TRIES) {
+      throw new ApiError('payment_in_progress', 'This payment is already being processed.');
+    }
+    intent = current;
   }
-  return { started, pending, card, processor };
 }
 
 function processorFailure(_error: unknown): string {

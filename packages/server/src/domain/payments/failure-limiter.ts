@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.ts';
 import { MINUTE } from '../../clock.ts';
 import { clientNetwork } from '../client-network.ts';
 import type { WindowCounters } from '../window-counters.ts';
+import type { WindowSlot } from './ports.ts';
 
 /** Declined or failed attempts an intent may have before it refuses more (card testing). */
 export const MAX_FAILED_ATTEMPTS_PER_INTENT = 10;
@@ -13,7 +14,8 @@ const SCOPE = 'payment_failures';
  * Card-testing limit per client network (an IPv4 address, an IPv6 /64) per minute, in
  * counters every process shares (docs/decisions/0008-card-testing-limits.md, 0071, 0200).
  * A slot is taken atomically before the processor is called, for every attempt in flight or
- * failed; a payment that succeeds gives its slot back. So N racing confirms from one network
+ * failed, by the write that begins the attempt; the write that records a success gives it back
+ * (slotOf names the slot; decision 0255). So N racing confirms from one network
  * reach the processor at most `limit` times a minute, whatever the number of processes.
  */
 export class FailureLimiter {
@@ -27,14 +29,18 @@ export class FailureLimiter {
     this.#limit = limit;
   }
 
-  /** Takes a slot for an attempt started at `at` (its createdAt); false when the network's minute is full. */
-  async reserve(ip: string, at: number = this.#clock.now()): Promise<boolean> {
-    return (await this.#counters.reserve(SCOPE, clientNetwork(ip), MINUTE, at, this.#limit)) !== null;
-  }
-
-  /** Gives back the slot of an attempt started at `at` that never failed (succeeded, or never began). */
-  async release(ip: string, at: number): Promise<void> {
-    await this.#counters.release(SCOPE, clientNetwork(ip), at - (at % MINUTE));
+  /**
+   * The slot an attempt started at `at` (its createdAt) from `ip` takes, with the attempt's own
+   * write (PaymentStore.beginAttempt), and gives back with its success (finishAttempt).
+   */
+  slotOf(ip: string, at: number): WindowSlot {
+    return {
+      scope: SCOPE,
+      subject: clientNetwork(ip),
+      windowStart: at - (at % MINUTE),
+      windowMs: MINUTE,
+      limit: this.#limit,
+    };
   }
 
   async isBlocked(ip: string): Promise<boolean> {

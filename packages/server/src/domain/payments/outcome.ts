@@ -6,7 +6,7 @@ import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.t
 import type { FailureLimiter } from './failure-limiter.ts';
 import { normalizeIssuer } from './issuer-details.ts';
 import { mismatchOf, raisedForReview } from './matching.ts';
-import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs } from './ports.ts';
+import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs, WindowSlot } from './ports.ts';
 
 /** What the shopper's widget learns about an attempt. */
 export type PaymentOutcome =
@@ -116,14 +116,14 @@ export async function recordOutcome(
         threeDS: outcome.threeDS,
         disputeAt: outcome.disputeAfterMs === undefined ? null : now + outcome.disputeAfterMs,
       };
-      // The card-testing slot taken at confirm (decision 0200) is given back by the request that
-      // wrote the approval only, so racing answers to one challenge give it back once.
       const window = Math.min(deps.captureWindowMs ?? MAX_CAPTURE_WINDOW_MS, MAX_CAPTURE_WINDOW_MS);
-      const recorded = held
-        ? await finish(deps, tx, 'requires_capture', 'payment_intent.amount_capturable_updated', now + window)
-        : await finish(deps, tx, 'succeeded', 'payment_intent.succeeded');
-      if (recorded.won && pending.clientIp) await deps.limiter.release(pending.clientIp, pending.createdAt);
-      return recorded;
+      const release = pending.clientIp ? deps.limiter.slotOf(pending.clientIp, pending.createdAt) : undefined;
+      return held
+        ? await finish(deps, intent, tx, 'requires_capture', 'payment_intent.amount_capturable_updated', {
+            captureBefore: now + window,
+            release,
+          })
+        : await finish(deps, intent, tx, 'succeeded', 'payment_intent.succeeded', { release });
     }
     case 'declined':
     case 'error': {
@@ -137,7 +137,7 @@ export async function recordOutcome(
       };
       // Already counted: the slot taken at confirm (decision 0200) stays taken. Counting here
       // again would count one failure twice, or once per racing challenge answer or sweeper.
-      return finish(deps, tx, 'failed', 'payment_intent.payment_failed');
+      return finish(deps, intent, tx, 'failed', 'payment_intent.payment_failed');
     }
   }
 }
@@ -166,14 +166,16 @@ function followUpOf(pending: Transaction, outcome: AuthorizeOutcome, now: number
 
 async function finish(
   deps: OutcomeDeps,
+  known: PaymentIntent,
   tx: Transaction,
   intentStatus: 'succeeded' | 'failed' | 'requires_capture',
   eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.amount_capturable_updated',
-  captureBefore?: number,
+  change: { captureBefore?: number; release?: WindowSlot | undefined } = {},
 ): Promise<RecordedOutcome> {
   // Duplicates found as it was settled raise the attempt for review (decision 0191).
   const review = tx.reviewReason === 'duplicate_payments' && tx.followUpAt === tx.updatedAt;
   const intent = await deps.store.finishAttempt(
+    known,
     tx,
     intentStatus,
     (after) => [
@@ -183,7 +185,12 @@ async function finish(
         ? [{ ...transactionEvent('transaction.updated', tx), type: 'payment_attempt.requires_review' as const }]
         : []),
     ],
-    captureBefore,
+    {
+      ...(change.captureBefore === undefined ? {} : { captureBefore: change.captureBefore }),
+      // The card-testing slot taken at confirm is given back by the write that records the approval
+      // only (decision 0200), so racing answers to one challenge give it back once.
+      ...(change.release ? { release: change.release } : {}),
+    },
   );
   if (intent) return { ...outcomeOf(intent, tx), won: true };
   // Another request finished this attempt first (two challenge completions racing): its answer stands.

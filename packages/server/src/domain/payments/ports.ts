@@ -11,31 +11,54 @@ export interface CiphertextUse {
   expiresAt: number;
 }
 
+/**
+ * A card-testing slot of one client network's window (decision 0200): taken by the write that
+ * begins an attempt, given back by the write that records its success (decision 0255).
+ */
+export interface WindowSlot {
+  scope: string;
+  subject: string;
+  windowStart: number;
+  windowMs: number;
+  /** Slots the window holds: the attempt is refused when they are all taken. */
+  limit: number;
+}
+
+/** What beginning an attempt came to: begun (the intent after), or refused, having changed nothing. */
+export type BeginOutcome =
+  | { begun: PaymentIntent }
+  /** lost: the intent is not as it was read (another attempt, an update, expiry); rate_limited: no slot left. */
+  | { refused: 'lost' | 'rate_limited' };
+
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
 export interface PaymentStore {
   /**
-   * Compare-and-set: requires_payment | failed -> processing, only while the intent is not
-   * expired, under the failed-attempt cap and still of the attempt's amount, inserting `tx` as its pending attempt and
-   * recording the use of its card's ciphertext. Answers the intent after the change, or null
-   * when another request got there first; throws CiphertextReplayed, changing nothing, when
-   * the ciphertext was used before.
+   * Compare-and-set on `intent` as read (its updatedAt): requires_payment | failed ->
+   * processing, only while the intent is not expired, under the failed-attempt cap and still
+   * of the attempt's amount, inserting `tx` as its pending attempt, taking the card-testing
+   * `slot` and recording the use of its card's ciphertext. Refused, changing nothing, when the
+   * intent changed meanwhile or the slot's window is full; throws CiphertextReplayed,
+   * changing nothing, when the ciphertext was used before.
    */
   beginAttempt(
+    intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
     events: (intent: PaymentIntent) => EventDraft[],
-  ): Promise<PaymentIntent | null>;
+  ): Promise<BeginOutcome>;
 
   /**
-   * Compare-and-set: the pending attempt `tx` gets its final state, and its intent moves
-   * processing -> `intentStatus` (requires_capture: until `captureBefore`). Null when the
-   * attempt was already finished.
+   * Compare-and-set: the pending attempt `tx` gets its final state, and its intent (`intent`,
+   * as last known) moves processing -> `intentStatus` (requires_capture: until
+   * `captureBefore`); `release` gives back the attempt's card-testing slot in the same write.
+   * Null when the attempt was already finished.
    */
   finishAttempt(
+    intent: PaymentIntent,
     tx: Transaction,
     intentStatus: 'succeeded' | 'failed' | 'requires_capture',
     events: (intent: PaymentIntent) => EventDraft[],
-    captureBefore?: number,
+    change?: { captureBefore?: number; release?: WindowSlot },
   ): Promise<PaymentIntent | null>;
 
   /** Keeps the attempt pending while the shopper authenticates (3-D Secure). */

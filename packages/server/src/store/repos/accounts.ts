@@ -76,6 +76,10 @@ export class AccountsRepository implements AccountStore {
   }
 
   async findByClientKey(clientKey: string): Promise<Account | undefined> {
+    if (this.#hot) {
+      const found = await this.#hot.findAccountByClientKey(clientKey);
+      return found && toAccount(found);
+    }
     const row = await this.#db
       .selectFrom('accounts')
       .selectAll()

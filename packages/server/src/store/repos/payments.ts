@@ -2,13 +2,15 @@ import { type Transaction as DbTransaction, type Kysely, type Selectable, type S
 import type { EventDraft } from '../../domain/events.ts';
 import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts';
 import { CiphertextReplayed } from '../../domain/payments/card-binding.ts';
-import type { CiphertextUse, PaymentStore } from '../../domain/payments/ports.ts';
+import type { BeginOutcome, CiphertextUse, PaymentStore, WindowSlot } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
+import { AS_READ, type AttemptHotPaths, asRead, finishedIntent, startedIntent } from '../attempt-hot-paths.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
+import { giveSlotBack, takeSlot } from './rate-counters.ts';
 import { toTransaction, transactionRow } from './transactions.ts';
 
 type AttemptsQuery = SelectQueryBuilder<Database, 'transactions', Selectable<Database['transactions']>>;
@@ -17,6 +19,41 @@ async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<P
   return toIntent(await trx.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 }
 
+/** The pending attempt `tx` gets its final state; no row changes when it was already finished. */
+function finishTransaction(trx: DbTransaction<Database>, tx: Transaction) {
+  const row = transactionRow(tx);
+  return trx
+    .updateTable('transactions')
+    .set({
+      status: row.status,
+      card_country: row.card_country,
+      card_bank: row.card_bank,
+      card_brand: row.card_brand,
+      decline_code: row.decline_code,
+      decline_message: row.decline_message,
+      three_ds: row.three_ds,
+      authorization_code: row.authorization_code,
+      dispute_at: row.dispute_at,
+      challenge_token: row.challenge_token,
+      card_funding: row.card_funding,
+      processor_payment_ref: row.processor_payment_ref,
+      processor_charge_ref: row.processor_charge_ref,
+      duplicate_payments: row.duplicate_payments,
+      follow_up_at: row.follow_up_at,
+      // A review raised meanwhile (the reconciler's) is kept.
+      review_requested_at: (eb) => eb.fn.coalesce('review_requested_at', sql.val(row.review_requested_at)),
+      review_reason: (eb) => eb.fn.coalesce('review_reason', sql.val(row.review_reason)),
+      updated_at: row.updated_at,
+    })
+    .where('id', '=', tx.id)
+    .where('account_id', '=', tx.accountId)
+    .where('status', '=', TX_STATUS.pending)
+    .executeTakeFirst();
+}
+
+/** Thrown inside a unit whose card-testing slot could not be taken: the unit is undone. */
+class SlotsTaken extends Error {}
+
 /**
  * The state machine's writes. Each is a conditional UPDATE whose row count says whether
  * this request won; the loser's transaction changes nothing. No read-modify-write.
@@ -24,81 +61,76 @@ async function reloadIntent(trx: DbTransaction<Database>, id: string): Promise<P
 export class PaymentsRepository implements PaymentStore {
   readonly #db: Kysely<Database>;
   readonly #writes: WriteRunner;
-  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db)) {
+  readonly #hot: AttemptHotPaths | undefined;
+  constructor(db: Kysely<Database>, writes: WriteRunner = new TransactionPerWrite(db), hot?: AttemptHotPaths) {
     this.#db = db;
     this.#writes = writes;
+    this.#hot = hot;
   }
 
-  beginAttempt(
+  async beginAttempt(
+    intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
     events: (intent: PaymentIntent) => EventDraft[],
-  ): Promise<PaymentIntent | null> {
-    return this.#writes.run(async (trx) => {
-      const won = await trx
-        .updateTable('payment_intents')
-        .set({ status: 'processing', last_transaction_id: tx.id, updated_at: rules.now })
-        .where('id', '=', tx.paymentIntentId)
-        .where('account_id', '=', tx.accountId)
-        .where('status', 'in', ['requires_payment', 'failed'])
-        // The amount the shopper was shown: an update by the merchant meanwhile wins (decision 0242).
-        .where('amount', '=', tx.amount)
-        .where('expires_at', '>', rules.now)
-        .where('failed_attempts', '<', rules.maxFailedAttempts)
-        .returningAll()
-        .executeTakeFirst();
-      if (!won) return null;
-      // Thrown, not returned: the intent's change above is undone with the unit.
-      if (!(await recordCiphertextUse(trx, rules.ciphertext))) throw new CiphertextReplayed();
-      await trx.insertInto('transactions').values(transactionRow(tx)).execute();
-      const intent = toIntent(won);
-      await appendEvents(trx, events(intent), rules.now);
-      return intent;
-    });
+  ): Promise<BeginOutcome> {
+    const after = startedIntent(intent, tx, rules.now);
+    if (this.#hot?.beginAttempt) return this.#hot.beginAttempt(intent, tx, rules, events(after));
+    const read = asRead(intent);
+    return this.#writes
+      .run(async (trx): Promise<BeginOutcome> => {
+        let update = trx
+          .updateTable('payment_intents')
+          .set({ status: 'processing', last_transaction_id: tx.id, updated_at: rules.now })
+          .where('id', '=', tx.paymentIntentId)
+          .where('account_id', '=', tx.accountId)
+          .where('status', 'in', ['requires_payment', 'failed'])
+          // The amount the shopper was shown: an update by the merchant meanwhile wins (decision 0242).
+          .where('amount', '=', tx.amount)
+          .where('expires_at', '>', rules.now)
+          .where('failed_attempts', '<', rules.maxFailedAttempts);
+        // As read: the intent after is known without reading it again (decision 0255).
+        for (const [i, column] of AS_READ.entries()) {
+          const value = read[i] as string | number | null;
+          update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
+        }
+        const won = await update.executeTakeFirst();
+        if (won.numUpdatedRows === 0n) return { refused: 'lost' };
+        // Thrown, not returned: the intent's change above is undone with the unit.
+        if (!(await takeSlot(trx, rules.slot))) throw new SlotsTaken();
+        if (!(await recordCiphertextUse(trx, rules.ciphertext))) throw new CiphertextReplayed();
+        await trx.insertInto('transactions').values(transactionRow(tx)).execute();
+        await appendEvents(trx, events(after), rules.now);
+        return { begun: after };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof SlotsTaken) return { refused: 'rate_limited' };
+        throw error;
+      });
   }
 
-  finishAttempt(
+  async finishAttempt(
+    known: PaymentIntent,
     tx: Transaction,
     intentStatus: 'succeeded' | 'failed' | 'requires_capture',
     events: (intent: PaymentIntent) => EventDraft[],
-    captureBefore?: number,
+    change: { captureBefore?: number; release?: WindowSlot } = {},
   ): Promise<PaymentIntent | null> {
+    if (this.#hot?.finishAttempt) {
+      const after = finishedIntent(known, tx, intentStatus, change.captureBefore);
+      const finished = await this.#hot.finishAttempt(known, tx, { intentStatus, ...change }, events(after));
+      if (finished !== 'intent_changed') return finished ? after : null;
+      // The intent changed since it was read (rare): written as below, with the intent as it is now.
+    }
     return this.#writes.run(async (trx) => {
-      const row = transactionRow(tx);
-      const finished = await trx
-        .updateTable('transactions')
-        .set({
-          status: row.status,
-          card_country: row.card_country,
-          card_bank: row.card_bank,
-          card_brand: row.card_brand,
-          decline_code: row.decline_code,
-          decline_message: row.decline_message,
-          three_ds: row.three_ds,
-          authorization_code: row.authorization_code,
-          dispute_at: row.dispute_at,
-          challenge_token: row.challenge_token,
-          card_funding: row.card_funding,
-          processor_payment_ref: row.processor_payment_ref,
-          processor_charge_ref: row.processor_charge_ref,
-          duplicate_payments: row.duplicate_payments,
-          follow_up_at: row.follow_up_at,
-          // A review raised meanwhile (the reconciler's) is kept.
-          review_requested_at: (eb) => eb.fn.coalesce('review_requested_at', sql.val(row.review_requested_at)),
-          review_reason: (eb) => eb.fn.coalesce('review_reason', sql.val(row.review_reason)),
-          updated_at: row.updated_at,
-        })
-        .where('id', '=', tx.id)
-        .where('account_id', '=', tx.accountId)
-        .where('status', '=', TX_STATUS.pending)
-        .executeTakeFirst();
+      const finished = await finishTransaction(trx, tx);
       if (finished.numUpdatedRows === 0n) return null;
       const moved = await trx
         .updateTable('payment_intents')
         .set((eb) => ({
           status: intentStatus,
           updated_at: tx.updatedAt,
-          capture_before: captureBefore ?? null,
+          capture_before: change.captureBefore ?? null,
           failed_attempts: intentStatus === 'failed' ? eb('failed_attempts', '+', 1) : eb.ref('failed_attempts'),
         }))
         .where('id', '=', tx.paymentIntentId)
@@ -109,6 +141,7 @@ export class PaymentsRepository implements PaymentStore {
         .executeTakeFirst();
       const intent = moved ? toIntent(moved) : await reloadIntent(trx, tx.paymentIntentId);
       await appendEvents(trx, events(intent), tx.updatedAt);
+      if (change.release) await giveSlotBack(trx, change.release);
       return intent;
     });
   }

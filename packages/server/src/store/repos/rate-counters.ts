@@ -1,9 +1,52 @@
 import { type Kysely, sql } from 'kysely';
+import type { WindowSlot } from '../../domain/payments/ports.ts';
 import type { SharedWindowTotals, WindowCount } from '../../domain/shared-windows.ts';
 import type { WindowCounters } from '../../domain/window-counters.ts';
 import type { Database } from '../schema.ts';
 
 const PROCESSES = 'rate_processes';
+
+/**
+ * Takes one slot of `slot`'s window when fewer than its limit are taken, in one statement: the
+ * conflict's update runs only under the limit, so a full window returns no row, and two racing
+ * reservations are ordered by the row lock (PostgreSQL) or the one writer (SQLite).
+ */
+export async function takeSlot(db: Kysely<Database>, slot: WindowSlot): Promise<number | null> {
+  if (slot.limit <= 0) return null;
+  const row = await db
+    .insertInto('rate_counters')
+    .values({
+      scope: slot.scope,
+      subject: slot.subject,
+      window_start: slot.windowStart,
+      count: 1,
+      expires_at: slot.windowStart + slot.windowMs,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['scope', 'subject', 'window_start'])
+        .doUpdateSet({ count: sql`rate_counters.count + 1` })
+        .where('rate_counters.count', '<', slot.limit),
+    )
+    .returning('count')
+    .executeTakeFirst();
+  return row ? Number(row.count) : null;
+}
+
+/** Gives back one slot taken by `takeSlot` (never below 0). */
+export async function giveSlotBack(
+  db: Kysely<Database>,
+  slot: Pick<WindowSlot, 'scope' | 'subject' | 'windowStart'>,
+): Promise<void> {
+  await db
+    .updateTable('rate_counters')
+    .set({ count: sql`count - 1` })
+    .where('scope', '=', slot.scope)
+    .where('subject', '=', slot.subject)
+    .where('window_start', '=', slot.windowStart)
+    .where('count', '>', 0)
+    .execute();
+}
 
 /**
  * Fixed-window counters in the database, so every process counts together: one row per
@@ -35,33 +78,13 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
     now: number,
     limit: number,
   ): Promise<{ windowStart: number; count: number } | null> {
-    if (limit <= 0) return null;
     const windowStart = now - (now % windowMs);
-    // The conflict's update runs only under the limit: a full window returns no row, and two
-    // racing reservations are ordered by the row lock (PostgreSQL) or the one writer (SQLite).
-    const row = await this.#db
-      .insertInto('rate_counters')
-      .values({ scope, subject, window_start: windowStart, count: 1, expires_at: windowStart + windowMs })
-      .onConflict((oc) =>
-        oc
-          .columns(['scope', 'subject', 'window_start'])
-          .doUpdateSet({ count: sql`rate_counters.count + 1` })
-          .where('rate_counters.count', '<', limit),
-      )
-      .returning('count')
-      .executeTakeFirst();
-    return row ? { windowStart, count: Number(row.count) } : null;
+    const count = await takeSlot(this.#db, { scope, subject, windowStart, windowMs, limit });
+    return count === null ? null : { windowStart, count };
   }
 
   async release(scope: string, subject: string, windowStart: number): Promise<void> {
-    await this.#db
-      .updateTable('rate_counters')
-      .set({ count: sql`count - 1` })
-      .where('scope', '=', scope)
-      .where('subject', '=', subject)
-      .where('window_start', '=', windowStart)
-      .where('count', '>', 0)
-      .execute();
+    await giveSlotBack(this.#db, { scope, subject, windowStart });
   }
 
   async count(scope: string, subject: string, windowMs: number, now: number): Promise<number> {
