@@ -1,4 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { CardDecryptionBusy, CardDecryptPool } from '../src/crypto/card-decrypt-pool.ts';
+import { newCardKeyPair } from '../src/crypto/card-keyring.ts';
 import { WorkerLost, WorkerPool, WorkerPoolBusy } from '../src/crypto/worker-pool.ts';
 
 /**
@@ -73,5 +77,36 @@ describe('a worker pool', () => {
     await waiting;
     await lost;
     await expect(pool.run({ value: 'c' })).rejects.toThrow(/closed/);
+  });
+});
+
+describe('the card-decryption pool', () => {
+  it('refuses with CardDecryptionBusy past threads + queue, and decrypts again after', async () => {
+    const pool = new CardDecryptPool({ threads: 1, queue: 1 });
+    pools.push(pool);
+    const key = newCardKeyPair(0);
+    const ref = { kid: key.kid, alg: 'ECDH-ES+A256KW' as const, privateJwk: key.privateJwk as never };
+    // Garbage is refused by the thread, but only once a thread has taken it: it fills the pool.
+    const first = pool.decrypt('a.b.c.d.e', ref);
+    const second = pool.decrypt('a.b.c.d.e', ref);
+    await expect(pool.decrypt('a.b.c.d.e', ref)).rejects.toBeInstanceOf(CardDecryptionBusy);
+    await expect(first).rejects.toThrow(/header/);
+    await expect(second).rejects.toThrow(/header/);
+    await expect(pool.decrypt('a.b.c.d.e', ref)).rejects.toThrow(/header/);
+  });
+
+  it('is sized to the machine by default; its settings are read at their edges', () => {
+    expect(loadConfig({}).cardDecryption).toEqual({ threads: Math.min(2, availableParallelism()), queue: 256 });
+    expect(loadConfig({ OBOLUS_CARD_DECRYPT_THREADS: '1', OBOLUS_CARD_DECRYPT_QUEUE: '0' }).cardDecryption).toEqual({
+      threads: 1,
+      queue: 0,
+    });
+    expect(
+      loadConfig({ OBOLUS_CARD_DECRYPT_THREADS: '64', OBOLUS_CARD_DECRYPT_QUEUE: '100000' }).cardDecryption,
+    ).toEqual({ threads: 64, queue: 100_000 });
+    expect(() => loadConfig({ OBOLUS_CARD_DECRYPT_THREADS: '0' })).toThrow('OBOLUS_CARD_DECRYPT_THREADS');
+    expect(() => loadConfig({ OBOLUS_CARD_DECRYPT_THREADS: '65' })).toThrow('OBOLUS_CARD_DECRYPT_THREADS');
+    expect(() => loadConfig({ OBOLUS_CARD_DECRYPT_QUEUE: '100001' })).toThrow('OBOLUS_CARD_DECRYPT_QUEUE');
+    expect(() => loadConfig({ OBOLUS_CARD_DECRYPT_QUEUE: '-1' })).toThrow('OBOLUS_CARD_DECRYPT_QUEUE');
   });
 });

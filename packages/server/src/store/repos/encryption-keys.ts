@@ -31,25 +31,37 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
     }));
   }
 
-  async rotate(next: StoredKeyPair, previousDecryptUntil: number): Promise<void> {
+  async rotate(next: StoredKeyPair, previousDecryptUntil: number, replacing?: string): Promise<boolean> {
     const privateJwk = this.#box.seal(JSON.stringify(next.privateJwk), cardKeyAad(next.kid));
-    await this.#db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('encryption_keys')
-        .set({ decrypts_until: previousDecryptUntil })
-        .where('decrypts_until', 'is', null)
-        .execute();
-      await trx
-        .insertInto('encryption_keys')
-        .values({
-          kid: next.kid,
-          public_jwk: JSON.stringify(next.publicJwk),
-          private_jwk: privateJwk.sealed,
-          key_version: privateJwk.version,
-          created_at: next.createdAt,
-          decrypts_until: null,
-        })
-        .execute();
-    });
+    return await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        const ended = await trx
+          .updateTable('encryption_keys')
+          .set({ decrypts_until: previousDecryptUntil })
+          .where('decrypts_until', 'is', null)
+          .returning('kid')
+          .execute();
+        // Another process replaced it first: its new key stands (the update is undone with the transaction).
+        if (replacing !== undefined && !ended.some((row) => row.kid === replacing)) throw new AlreadyReplaced();
+        await trx
+          .insertInto('encryption_keys')
+          .values({
+            kid: next.kid,
+            public_jwk: JSON.stringify(next.publicJwk),
+            private_jwk: privateJwk.sealed,
+            key_version: privateJwk.version,
+            created_at: next.createdAt,
+            decrypts_until: null,
+          })
+          .execute();
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof AlreadyReplaced) return false;
+        throw error;
+      });
   }
 }
+
+class AlreadyReplaced extends Error {}
