@@ -66,6 +66,31 @@ describe.each(ENGINES)('card-encryption key rotation (%s)', (engine) => {
     expect(await kidsOf(t)).toEqual([newKid]);
   });
 
+  it('retiring a previous key refuses its ciphertexts at once; the current key cannot be retired', async () => {
+    const keyring = t.server.services.keyring;
+    const previous = (await t.call('GET', '/embed/v1/jwks.json')).json.keys[0];
+    const current = await keyring.rotate(24 * HOUR);
+    expect((await payWith(t, shop, clock, previous)).json.status).toBe('succeeded');
+    await expect(keyring.retire(current)).rejects.toMatchObject({ code: 'parameter_invalid', param: 'kid' });
+    expect(await keyring.retire(previous.kid)).toMatchObject({ kid: previous.kid, decryptsUntil: clock.now() });
+    const res = await payWith(t, shop, clock, previous);
+    expect(res.json.error).toMatchObject({
+      code: 'card_encryption_invalid',
+      message: expect.stringContaining('retired'),
+    });
+    expect(await keyring.retire(previous.kid)).toBeUndefined();
+    expect(await keyring.retire('ck_unknown')).toBeUndefined();
+    expect(await kidsOf(t)).toEqual([current]);
+    const listed = await keyring.list();
+    expect(listed[0]).toEqual({ kid: current, alg: 'ECDH-ES+A256KW', createdAt: clock.now(), decryptsUntil: null });
+    expect(listed.find((k) => k.kid === previous.kid)).toEqual({
+      kid: previous.kid,
+      alg: 'ECDH-ES+A256KW',
+      createdAt: expect.any(Number),
+      decryptsUntil: clock.now(),
+    });
+  });
+
   it('a full card-decryption pool answers 503 service_busy with Retry-After, and nothing is charged', async () => {
     const services = t.server.services;
     const own = services.keyring;

@@ -39,6 +39,17 @@ export interface EncryptionKeyStore {
    * `replacing`, only while that key is still a current one (false, and nothing done, when not).
    */
   rotate(next: StoredKeyPair, previousDecryptUntil: number, replacing?: string): Promise<boolean>;
+  /** Ends the decrypting of key `kid`, not a current one, at `at`; false when there is no such key. */
+  retire(kid: string, at: number): Promise<boolean>;
+  /** Every key, retired ones too, newest first: what `obolus keys list-encryption` shows. */
+  list(): Promise<KeySummary[]>;
+}
+
+export interface KeySummary {
+  kid: string;
+  alg: CardJweAlg;
+  createdAt: number;
+  decryptsUntil: number | null;
 }
 
 export interface DecryptedCard {
@@ -78,6 +89,29 @@ export class CardKeyring {
     await this.#store.rotate(pair, this.#clock.now() + graceMs);
     await this.#reload();
     return pair.kid;
+  }
+
+  /**
+   * Retires key `kid` now: its ciphertexts are refused from now on by this process, and by the
+   * others when they next reread the keys (within a minute). The current key cannot be retired:
+   * rotate first. Undefined when no key of that id still decrypts.
+   */
+  async retire(kid: string): Promise<KeySummary | undefined> {
+    const key = (await this.#store.list()).find((k) => k.kid === kid);
+    if (!key) return undefined;
+    const now = this.#clock.now();
+    if (key.decryptsUntil === null) {
+      throw new ApiError('parameter_invalid', `${kid} is the current key: rotate first, then retire it.`, 'kid');
+    }
+    if (key.decryptsUntil <= now) return undefined;
+    if (!(await this.#store.retire(kid, now))) return undefined;
+    await this.#reload();
+    return { ...key, decryptsUntil: now };
+  }
+
+  /** Every key with its algorithm and when it stops decrypting (null: the current key). */
+  list(): Promise<KeySummary[]> {
+    return this.#store.list();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { EncryptionKeyStore, StoredKeyPair } from '../../crypto/card-keyring.ts';
+import { algOfKey } from '../../crypto/card-jwe.ts';
+import type { EncryptionKeyStore, KeySummary, StoredKeyPair } from '../../crypto/card-keyring.ts';
 import type { SecretBox } from '../../crypto/master-key.ts';
 import type { Database } from '../schema.ts';
 import { cardKeyAad, openColumn } from './sealed-secrets.ts';
@@ -26,6 +27,33 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
       kid: r.kid,
       publicJwk: JSON.parse(r.public_jwk),
       privateJwk: JSON.parse(openColumn(this.#box, r.private_jwk, cardKeyAad(r.kid), r.key_version)),
+      createdAt: r.created_at,
+      decryptsUntil: r.decrypts_until,
+    }));
+  }
+
+  async retire(kid: string, at: number): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('encryption_keys')
+      .set({ decrypts_until: at })
+      .where('kid', '=', kid)
+      .where('decrypts_until', 'is not', null)
+      .where('decrypts_until', '>', at)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async list(): Promise<KeySummary[]> {
+    const rows = await this.#db
+      .selectFrom('encryption_keys')
+      .select(['kid', 'public_jwk', 'created_at', 'decrypts_until'])
+      .orderBy(sql`decrypts_until is null`, 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      kid: r.kid,
+      alg: algOfKey(JSON.parse(r.public_jwk)),
       createdAt: r.created_at,
       decryptsUntil: r.decrypts_until,
     }));
