@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { DecryptJob } from './card-decrypt-thread.ts';
 import type { CardJweAlg } from './card-jwe.ts';
-import { WorkerPool, type WorkerPoolLimits } from './worker-pool.ts';
+import { sharedPool, WorkerPool, type WorkerPoolLimits } from './worker-pool.ts';
 
 const THREAD = new URL(
   import.meta.url.endsWith('.ts') ? './card-decrypt-thread.ts' : './card-decrypt-thread.js',
@@ -35,23 +35,9 @@ export interface PrivateKeyRef {
 }
 
 /** Card JWEs decrypted on threads of their own, never on libuv's shared pool (decision 0251). */
-export class CardDecryptPool {
-  readonly #pool: WorkerPool<Omit<DecryptJob, 'id'>, Uint8Array>;
-
+export class CardDecryptPool extends WorkerPool<Omit<DecryptJob, 'id'>, Uint8Array> {
   constructor(limits: CardDecryptLimits = DEFAULT_CARD_DECRYPT_LIMITS) {
-    this.#pool = new WorkerPool(THREAD, { what: 'card decryption', limits, busy: () => new CardDecryptionBusy() });
-  }
-
-  get limits(): CardDecryptLimits {
-    return this.#pool.limits;
-  }
-
-  get inFlight(): number {
-    return this.#pool.inFlight;
-  }
-
-  get threads(): number {
-    return this.#pool.threads;
+    super(THREAD, { what: 'card decryption', limits, busy: () => new CardDecryptionBusy() });
   }
 
   /**
@@ -59,25 +45,13 @@ export class CardDecryptPool {
    * thread died on it, and an Error naming what is wrong with a ciphertext it refuses.
    */
   decrypt(jwe: string, key: PrivateKeyRef): Promise<Uint8Array> {
-    return this.#pool.run({ jwe, kid: key.kid, alg: key.alg, privateJwk: key.privateJwk });
-  }
-
-  retire(): void {
-    this.#pool.retire();
-  }
-
-  close(): Promise<void> {
-    return this.#pool.close();
+    return this.run({ jwe, kid: key.kid, alg: key.alg, privateJwk: key.privateJwk });
   }
 }
 
-let shared = new CardDecryptPool();
+const shared = sharedPool((limits?: CardDecryptLimits) => new CardDecryptPool(limits));
 
 /** The process's pool; `configureCardDecryption` sets its limits at start. */
-export const cardDecryptPool = (): CardDecryptPool => shared;
+export const cardDecryptPool = (): CardDecryptPool => shared.current();
 
-export function configureCardDecryption(limits: CardDecryptLimits): void {
-  if (shared.limits.threads === limits.threads && shared.limits.queue === limits.queue) return;
-  shared.retire();
-  shared = new CardDecryptPool(limits);
-}
+export const configureCardDecryption = (limits: CardDecryptLimits): void => shared.configure(limits);

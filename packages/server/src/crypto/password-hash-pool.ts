@@ -1,5 +1,5 @@
 import type { HashJob } from './password-hash-thread.ts';
-import { WorkerPool, type WorkerPoolLimits } from './worker-pool.ts';
+import { sharedPool, WorkerPool, type WorkerPoolLimits } from './worker-pool.ts';
 
 const THREAD = new URL(
   import.meta.url.endsWith('.ts') ? './password-hash-thread.ts' : './password-hash-thread.js',
@@ -23,20 +23,9 @@ export const DEFAULT_PASSWORD_HASH_LIMITS: PasswordHashLimits = { threads: 1, qu
  * and never more than `threads + queue` at once, so a sign-in flood costs at most `threads`
  * cores and is refused beyond that. Card decryption has a pool of its own (decision 0251).
  */
-export class PasswordHashPool {
-  readonly #pool: WorkerPool<Omit<HashJob, 'id'>, Uint8Array>;
-
+export class PasswordHashPool extends WorkerPool<Omit<HashJob, 'id'>, Uint8Array> {
   constructor(limits: PasswordHashLimits = DEFAULT_PASSWORD_HASH_LIMITS) {
-    this.#pool = new WorkerPool(THREAD, { what: 'password hashing', limits, busy: () => new PasswordHashingBusy() });
-  }
-
-  get limits(): PasswordHashLimits {
-    return this.#pool.limits;
-  }
-
-  /** Hashes in progress or waiting. */
-  get inFlight(): number {
-    return this.#pool.inFlight;
+    super(THREAD, { what: 'password hashing', limits, busy: () => new PasswordHashingBusy() });
   }
 
   async derive(
@@ -45,26 +34,13 @@ export class PasswordHashPool {
     keyBytes: number,
     params: { N: number; r: number; p: number },
   ): Promise<Buffer> {
-    return Buffer.from(await this.#pool.run({ password, salt, keyBytes, ...params }));
-  }
-
-  /** Threads end as they finish: a pool replaced by another with new limits. */
-  retire(): void {
-    this.#pool.retire();
-  }
-
-  close(): Promise<void> {
-    return this.#pool.close();
+    return Buffer.from(await this.run({ password, salt, keyBytes, ...params }));
   }
 }
 
-let shared = new PasswordHashPool();
+const shared = sharedPool((limits?: PasswordHashLimits) => new PasswordHashPool(limits));
 
 /** The process's pool; `configurePasswordHashing` sets its limits at start. */
-export const passwordHashPool = (): PasswordHashPool => shared;
+export const passwordHashPool = (): PasswordHashPool => shared.current();
 
-export function configurePasswordHashing(limits: PasswordHashLimits): void {
-  if (shared.limits.threads === limits.threads && shared.limits.queue === limits.queue) return;
-  shared.retire();
-  shared = new PasswordHashPool(limits);
-}
+export const configurePasswordHashing = (limits: PasswordHashLimits): void => shared.configure(limits);

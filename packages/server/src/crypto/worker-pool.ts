@@ -153,3 +153,21 @@ export class WorkerPool<In extends object, Out> {
     this.#pump();
   }
 }
+
+/**
+ * The one pool of a kind a process uses, made with default limits on first import and replaced
+ * when the configuration at start asks for other limits (the old one's threads end as they finish).
+ */
+export function sharedPool<P extends { readonly limits: WorkerPoolLimits; retire(): void }>(
+  make: (limits?: WorkerPoolLimits) => P,
+): { current(): P; configure(limits: WorkerPoolLimits): void } {
+  let pool = make();
+  return {
+    current: () => pool,
+    configure(limits) {
+      if (pool.limits.threads === limits.threads && pool.limits.queue === limits.queue) return;
+      pool.retire();
+      pool = make(limits);
+    },
+  };
+}

@@ -14,14 +14,9 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
   }
 
   async usable(now: number): Promise<StoredKeyPair[]> {
-    const rows = await this.#db
-      .selectFrom('encryption_keys')
+    const rows = await this.#currentFirst()
       .selectAll()
       .where((eb) => eb.or([eb('decrypts_until', 'is', null), eb('decrypts_until', '>', now)]))
-      // The current key (no end date) first: it is the one widgets encrypt to.
-      .orderBy(sql`decrypts_until is null`, 'desc')
-      .orderBy('created_at', 'desc')
-      .orderBy('kid', 'desc')
       .execute();
     return rows.map((r) => ({
       kid: r.kid,
@@ -44,19 +39,22 @@ export class EncryptionKeysRepository implements EncryptionKeyStore {
   }
 
   async list(): Promise<KeySummary[]> {
-    const rows = await this.#db
-      .selectFrom('encryption_keys')
-      .select(['kid', 'public_jwk', 'created_at', 'decrypts_until'])
-      .orderBy(sql`decrypts_until is null`, 'desc')
-      .orderBy('created_at', 'desc')
-      .orderBy('kid', 'desc')
-      .execute();
+    const rows = await this.#currentFirst().select(['kid', 'public_jwk', 'created_at', 'decrypts_until']).execute();
     return rows.map((r) => ({
       kid: r.kid,
       alg: algOfKey(JSON.parse(r.public_jwk)),
       createdAt: r.created_at,
       decryptsUntil: r.decrypts_until,
     }));
+  }
+
+  /** The keys, the current one (no end date, the one widgets encrypt to) first, then newest first. */
+  #currentFirst() {
+    return this.#db
+      .selectFrom('encryption_keys')
+      .orderBy(sql`decrypts_until is null`, 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc');
   }
 
   async rotate(next: StoredKeyPair, previousDecryptUntil: number, replacing?: string): Promise<boolean> {
