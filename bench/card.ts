@@ -12,14 +12,15 @@ const CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '
  * widget's to the intent `intentId`, this moment and a unique id (decision 0080).
  */
 export async function encryptCard(jwk: JWK, intentId: string): Promise<string> {
+  const alg = jwk.kty === 'EC' ? 'ECDH-ES+A256KW' : 'RSA-OAEP-256';
   return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(CARD)))
     .setProtectedHeader({
-      alg: 'RSA-OAEP-256',
+      alg,
       enc: 'A256GCM',
       kid: jwk.kid as string,
       payment_intent: intentId,
       iat: Math.floor(Date.now() / 1000),
       jti: randomBytes(16).toString('base64url'),
     })
-    .encrypt(await importJWK(jwk, 'RSA-OAEP-256'));
+    .encrypt(await importJWK(jwk, alg));
 }

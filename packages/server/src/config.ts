@@ -1,6 +1,7 @@
 import { DAY, HOUR, MINUTE } from './clock.ts';
 import { type LiveConnectorConfig, parseLiveConnectorConfig } from './connectors/live-config.ts';
 import { parseCrashAt, testHooksAllowed } from './crash-points.ts';
+import { type CardDecryptLimits, DEFAULT_CARD_DECRYPT_LIMITS } from './crypto/card-decrypt-pool.ts';
 import { DEFAULT_PASSWORD_HASH_LIMITS, type PasswordHashLimits } from './crypto/password-hash-pool.ts';
 import { type ApiRateLimits, DEFAULT_API_RATE_LIMITS } from './domain/api-rate-limits.ts';
 import { AUDIT_RETENTION_MIN_DAYS, DEFAULT_AUDIT_RETENTION_DAYS } from './domain/audit.ts';
@@ -70,6 +71,11 @@ export interface Config {
    * hashes may wait for them; more sign-ins at once get a 503 (decision 0202).
    */
   passwordHashing: PasswordHashLimits;
+  /**
+   * OBOLUS_CARD_DECRYPT_THREADS / OBOLUS_CARD_DECRYPT_QUEUE: the card-decryption threads (default
+   * min(2, cores)) and how many cards may wait for them; more at once get a 503 (decision 0251).
+   */
+  cardDecryption: CardDecryptLimits;
   /** OBOLUS_AUDIT_RETENTION_DAYS: how long audit events are kept (at least 365; default 400). */
   auditRetentionDays: number;
   /** OBOLUS_SIGN_IN_RATE_LIMIT: sign-in requests a minute from one client network (0: off). */
@@ -139,6 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashing: {
       threads: parseCount(env, 'OBOLUS_PASSWORD_HASH_THREADS', DEFAULT_PASSWORD_HASH_LIMITS.threads, 1, 64),
       queue: parseCount(env, 'OBOLUS_PASSWORD_HASH_QUEUE', DEFAULT_PASSWORD_HASH_LIMITS.queue, 0, 10_000),
+    },
+    cardDecryption: {
+      threads: parseCount(env, 'OBOLUS_CARD_DECRYPT_THREADS', DEFAULT_CARD_DECRYPT_LIMITS.threads, 1, 64),
+      queue: parseCount(env, 'OBOLUS_CARD_DECRYPT_QUEUE', DEFAULT_CARD_DECRYPT_LIMITS.queue, 0, 100_000),
     },
     auditRetentionDays: parseCount(
       env,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { configureCardDecryption } from './crypto/card-decrypt-pool.ts';
 import { configurePasswordHashing } from './crypto/password-hash-pool.ts';
 import { buildApp } from './http/app.ts';
 import {
@@ -47,6 +48,7 @@ export async function startServer(
       ...options,
     }));
   configurePasswordHashing(config.passwordHashing);
+  configureCardDecryption(config.cardDecryption);
   const { app, metrics } = await buildApp(services, logger);
   let address: string;
   try {

@@ -101,6 +101,40 @@ describe('obolus CLI', () => {
     expect(out.kid).not.toBe(first.kid);
   });
 
+  it('keys list-encryption shows each key and its state; retire-encryption ends a previous key now', async () => {
+    await obolus('keys', 'rotate-encryption', '--json');
+    const current = JSON.parse((await obolus('keys', 'rotate-encryption', '--grace', '2', '--json')).stdout).kid;
+    const listed = JSON.parse((await obolus('keys', 'list-encryption', '--json')).stdout);
+    expect(listed[0]).toEqual({
+      kid: current,
+      alg: 'ECDH-ES+A256KW',
+      created_at: expect.any(String),
+      decrypts_until: null,
+      state: 'current',
+    });
+    const previous = listed[1];
+    expect(previous).toMatchObject({ alg: 'ECDH-ES+A256KW', state: 'decrypting' });
+
+    const refused = await obolus('keys', 'retire-encryption', current);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/current key: rotate first/);
+    const retired = await obolus('keys', 'retire-encryption', previous.kid, '--json');
+    expect(retired.code).toBe(0);
+    expect(JSON.parse(retired.stdout)).toEqual({
+      kid: previous.kid,
+      alg: 'ECDH-ES+A256KW',
+      retired_at: expect.any(String),
+    });
+    const after = JSON.parse((await obolus('keys', 'list-encryption', '--json')).stdout);
+    expect(after.find((k: { kid: string }) => k.kid === previous.kid).state).toBe('retired');
+    // Once retired, there is nothing left to retire: a one-line error, as for an unknown key.
+    for (const kid of [previous.kid, 'ck_unknown']) {
+      const again = await obolus('keys', 'retire-encryption', kid);
+      expect(again.code).toBe(2);
+      expect(again.stderr.trim()).toBe(`error: No card-encryption key ${kid} still decrypts.`);
+    }
+  }, 120_000);
+
   it('migrate reports what it did', async () => {
     const res = await obolus('migrate');
     expect(res.code).toBe(0);

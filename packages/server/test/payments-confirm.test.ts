@@ -205,8 +205,8 @@ describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engi
         async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { kid: 'ck_unknown' }),
       ],
       [
-        'RSA-OAEP (SHA-1) instead of RSA-OAEP-256',
-        async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { alg: 'RSA-OAEP' }),
+        'ECDH-ES (no key wrap) instead of ECDH-ES+A256KW',
+        async (intent: string) => encryptCard(t, intent, card('4242424242424242'), { alg: 'ECDH-ES' }),
       ],
       // JSON, but no card: null, a number, a string, an array (issue 10, item 11).
       ['a plaintext of null', async (intent: string) => encryptCard(t, intent, null)],

@@ -48,6 +48,13 @@ describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
     expect(row.key_version).toMatch(/^mk_[0-9a-f]{12}$/);
     const keys = await db().selectFrom('encryption_keys').selectAll().execute();
     expect(keys.length).toBeGreaterThan(0);
+    // The current key is a P-256 one (decision 0250); its private scalar never shows either.
+    const ec = keys.find((key) => JSON.parse(key.public_jwk).kty === 'EC');
+    expect(ec).toBeDefined();
+    const [own] = await t.server.services.repos.encryptionKeys.usable(t.server.services.clock.now());
+    expect(own?.kid).toBe(ec?.kid);
+    expect(own?.privateJwk.d).toMatch(/^[\w-]{43}$/);
+    expect(ec?.private_jwk).not.toContain(own?.privateJwk.d as string);
     for (const key of keys) {
       // Sealed text is base64url: no JSON member of a JWK can show in it (a bare "RSA" can, by
       // chance: it failed CI once).

@@ -61,8 +61,9 @@ describe.each(PAGE_ENGINES)('the widget binds its ciphertexts and always reports
     const body = JSON.parse(sent[0] as string);
     const header = JSON.parse(Buffer.from(body.card.split('.')[0], 'base64url').toString());
     expect(header).toEqual({
-      alg: 'RSA-OAEP-256',
+      alg: 'ECDH-ES+A256KW',
       enc: 'A256GCM',
+      epk: { kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String) },
       kid: expect.stringMatching(/^ck_/),
       payment_intent: intent.id,
       iat: expect.any(Number),

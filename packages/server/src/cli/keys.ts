@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { HOUR } from '../clock.ts';
+import { CurrentCardKey } from '../crypto/card-keyring.ts';
 import { rollSecretKey } from '../domain/accounts.ts';
 import { auditEvent, CLI_ACTOR } from '../domain/audit.ts';
+import { ApiError } from '../domain/errors.ts';
 import { printJson, withServices } from './context.ts';
 import { rotateMasterKey } from './master-key.ts';
 
@@ -46,6 +48,47 @@ export function registerKeyCommands(program: Command): void {
       const out = { kid, previous_keys_decrypt_for_hours: options.grace };
       if (options.json) return printJson(out);
       console.log(`New card-encryption key ${kid}; previous keys decrypt for ${options.grace} more hours.`);
+    });
+
+  keys
+    .command('list-encryption')
+    .description('List the card-encryption keys: algorithm, and until when each decrypts (the current key: no end).')
+    .option('--json', 'print one JSON array and nothing else')
+    .action(async (options: { json?: boolean }) => {
+      const { list, now } = await withServices(async (s) => ({ list: await s.keyring.list(), now: s.clock.now() }));
+      const out = list.map((k) => ({
+        kid: k.kid,
+        alg: k.alg,
+        created_at: new Date(k.createdAt).toISOString(),
+        decrypts_until: k.decryptsUntil === null ? null : new Date(k.decryptsUntil).toISOString(),
+        state: k.decryptsUntil === null ? 'current' : k.decryptsUntil > now ? 'decrypting' : 'retired',
+      }));
+      if (options.json) return printJson(out);
+      for (const k of out) {
+        const until = k.decrypts_until ? `  decrypts until ${k.decrypts_until}` : '';
+        console.log(`${k.kid}  ${k.alg.padEnd(14)}  ${k.state.padEnd(10)}  made ${k.created_at}${until}`);
+      }
+    });
+
+  keys
+    .command('retire-encryption <kid>')
+    .description(
+      'Stop decrypting cards encrypted to a previous card-encryption key now, before its grace ends (every process within a minute).',
+    )
+    .option('--json', 'print one JSON object and nothing else')
+    .action(async (kid: string, options: { json?: boolean }) => {
+      const retired = await withServices((s) => s.keyring.retire(kid)).catch((error: unknown) => {
+        if (error instanceof CurrentCardKey) throw new ApiError('parameter_invalid', error.message, 'kid');
+        throw error;
+      });
+      if (!retired) throw new ApiError('resource_missing', `No card-encryption key ${kid} still decrypts.`, 'kid');
+      const out = {
+        kid: retired.kid,
+        alg: retired.alg,
+        retired_at: new Date(retired.decryptsUntil ?? 0).toISOString(),
+      };
+      if (options.json) return printJson(out);
+      console.log(`Card-encryption key ${out.kid} (${out.alg}) is retired: cards encrypted to it are refused.`);
     });
 
   keys

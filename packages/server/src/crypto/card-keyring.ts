@@ -1,24 +1,26 @@
-import {
-  type CryptoKey,
-  compactDecrypt,
-  decodeProtectedHeader,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  type JWK,
-} from 'jose';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { decodeProtectedHeader, type JWK } from 'jose';
 import type { Clock } from '../clock.ts';
-import { MINUTE } from '../clock.ts';
+import { DAY, MINUTE } from '../clock.ts';
 import { randomBase62 } from '../ids.ts';
+import { CardDecryptionBusy, type CardDecryptPool, cardDecryptPool } from './card-decrypt-pool.ts';
+import { algOfKey, type CardJweAlg, JWE_ECDH, JWE_ENC, JWE_RSA } from './card-jwe.ts';
+import { WorkerLost } from './worker-pool.ts';
 
 /**
  * The card-encryption keys: the widget encrypts the card as a compact JWE to the newest
- * public key; the server decrypts in memory only. After a rotation the previous key keeps
- * decrypting for a grace period, so widgets loaded before the rotation still work.
+ * public key; the server decrypts in memory only, on threads of its own (decision 0251). New
+ * keys are P-256 (`ECDH-ES+A256KW`, decision 0250); RSA keys made before keep decrypting until
+ * they are retired. After a rotation the previous key keeps decrypting for a grace period, so
+ * widgets loaded before the rotation still work; then it is retired and its ciphertexts refused.
  */
-export const CARD_JWE_ALG = 'RSA-OAEP-256';
-export const CARD_JWE_ENC = 'A256GCM';
+export const CARD_JWE_ENC = JWE_ENC;
 const RELOAD_MS = MINUTE;
+/**
+ * An installation whose current key is RSA gets a P-256 key at start; its RSA key decrypts
+ * for this long more (the default grace of `obolus keys rotate-encryption`), then retires.
+ */
+export const RSA_UPGRADE_GRACE_MS = DAY;
 
 export interface StoredKeyPair {
   kid: string;
@@ -31,8 +33,22 @@ export interface StoredKeyPair {
 export interface EncryptionKeyStore {
   /** Keys that still decrypt at `now`, newest first. */
   usable(now: number): Promise<StoredKeyPair[]>;
-  /** Adds `next` as the current key; current keys decrypt until `previousDecryptUntil`. */
-  rotate(next: StoredKeyPair, previousDecryptUntil: number): Promise<void>;
+  /**
+   * Adds `next` as the current key; current keys decrypt until `previousDecryptUntil`. With
+   * `replacing`, only while that key is still a current one (false, and nothing done, when not).
+   */
+  rotate(next: StoredKeyPair, previousDecryptUntil: number, replacing?: string): Promise<boolean>;
+  /** Ends the decrypting of key `kid`, not a current one, at `at`; false when there is no such key. */
+  retire(kid: string, at: number): Promise<boolean>;
+  /** Every key, retired ones too, newest first: what `obolus keys list-encryption` shows. */
+  list(): Promise<KeySummary[]>;
+}
+
+export interface KeySummary {
+  kid: string;
+  alg: CardJweAlg;
+  createdAt: number;
+  decryptsUntil: number | null;
 }
 
 export interface DecryptedCard {
@@ -43,7 +59,7 @@ export interface DecryptedCard {
 
 interface LoadedKey {
   pair: StoredKeyPair;
-  privateKey: CryptoKey;
+  alg: CardJweAlg;
 }
 
 export class CardKeyring {
@@ -52,24 +68,49 @@ export class CardKeyring {
   #keys: LoadedKey[] = [];
   #loadedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | undefined;
+  readonly #pool: () => CardDecryptPool;
 
-  constructor(store: EncryptionKeyStore, clock: Clock) {
+  constructor(store: EncryptionKeyStore, clock: Clock, pool: () => CardDecryptPool = cardDecryptPool) {
     this.#store = store;
     this.#clock = clock;
+    this.#pool = pool;
   }
 
   /** Public keys for the JWKS, newest (the one to encrypt to) first. */
   async publicJwks(): Promise<JWK[]> {
     await this.#fresh();
-    return this.#keys.map(({ pair }) => ({ ...pair.publicJwk, kid: pair.kid, alg: CARD_JWE_ALG, use: 'enc' }));
+    return this.#keys.map(({ pair, alg }) => ({ ...pair.publicJwk, kid: pair.kid, alg, use: 'enc' }));
   }
 
-  /** Makes a new current key; the previous ones decrypt for `graceMs` more. */
+  /** Makes a new current (P-256) key; the previous ones decrypt for `graceMs` more. */
   async rotate(graceMs: number): Promise<string> {
-    const pair = await newKeyPair(this.#clock.now());
+    const pair = newCardKeyPair(this.#clock.now());
     await this.#store.rotate(pair, this.#clock.now() + graceMs);
     await this.#reload();
     return pair.kid;
+  }
+
+  /**
+   * Retires key `kid` now: its ciphertexts are refused from now on by this process, and by the
+   * others when they next reread the keys (within a minute). The current key cannot be retired:
+   * rotate first. Undefined when no key of that id still decrypts.
+   */
+  async retire(kid: string): Promise<KeySummary | undefined> {
+    const key = (await this.#store.list()).find((k) => k.kid === kid);
+    if (!key) return undefined;
+    const now = this.#clock.now();
+    if (key.decryptsUntil === null) {
+      throw new CurrentCardKey(kid);
+    }
+    if (key.decryptsUntil <= now) return undefined;
+    if (!(await this.#store.retire(kid, now))) return undefined;
+    await this.#reload();
+    return { ...key, decryptsUntil: now };
+  }
+
+  /** Every key with its algorithm and when it stops decrypting (null: the current key). */
+  list(): Promise<KeySummary[]> {
+    return this.#store.list();
   }
 
   /**
@@ -77,23 +118,32 @@ export class CardKeyring {
    * content encryption). Anything malformed, tampered or for an unknown key is one clear error.
    */
   async decrypt(jwe: string): Promise<DecryptedCard> {
-    let kid: string | undefined;
+    let header: Record<string, unknown>;
     try {
-      kid = decodeProtectedHeader(jwe).kid;
+      header = decodeProtectedHeader(jwe);
     } catch {
       throw new UnreadableCiphertext();
     }
+    const kid = typeof header.kid === 'string' ? header.kid : undefined;
     if (!this.#find(kid)) await this.#fresh(true);
     let key = this.#find(kid);
     if (!key) throw new UnreadableCiphertext('the key it was encrypted to is unknown or retired; reload the widget');
     if (key.pair.decryptsUntil !== null && key.pair.decryptsUntil <= this.#clock.now()) key = undefined;
     if (!key) throw new UnreadableCiphertext('the key it was encrypted to is retired; reload the widget');
+    let plaintext: Uint8Array;
     try {
-      const { plaintext, protectedHeader } = await compactDecrypt(jwe, key.privateKey, {
-        keyManagementAlgorithms: [CARD_JWE_ALG],
-        contentEncryptionAlgorithms: [CARD_JWE_ENC],
+      plaintext = await this.#pool().decrypt(jwe, {
+        kid: key.pair.kid,
+        alg: key.alg,
+        privateJwk: key.pair.privateJwk as JsonWebKey,
       });
-      return { payload: JSON.parse(new TextDecoder().decode(plaintext)), header: protectedHeader };
+    } catch (error) {
+      if (error instanceof CardDecryptionBusy || error instanceof WorkerLost) throw new CardDecryptionBusy();
+      throw new UnreadableCiphertext();
+    }
+    try {
+      // The header decoded above is the one AES-GCM authenticated: the thread checked it.
+      return { payload: JSON.parse(new TextDecoder().decode(plaintext)), header };
     } catch {
       throw new UnreadableCiphertext();
     }
@@ -113,24 +163,36 @@ export class CardKeyring {
 
   async #reload(): Promise<void> {
     let pairs = await this.#store.usable(this.#clock.now());
-    if (pairs.length === 0) {
+    const current = pairs[0];
+    if (!current) {
       // First start: make the first key. Two processes racing here both succeed; both keys work.
-      await this.#store.rotate(await newKeyPair(this.#clock.now()), this.#clock.now());
+      await this.#store.rotate(newCardKeyPair(this.#clock.now()), this.#clock.now());
+      pairs = await this.#store.usable(this.#clock.now());
+    } else if (current.decryptsUntil === null && algOfKey(current.publicJwk) === JWE_RSA) {
+      // An installation from before P-256 keys (decision 0250): one process adds the EC key;
+      // the others find the RSA key no longer current and take the EC key it added.
+      const now = this.#clock.now();
+      await this.#store.rotate(newCardKeyPair(now), now + RSA_UPGRADE_GRACE_MS, current.kid);
       pairs = await this.#store.usable(this.#clock.now());
     }
-    this.#keys = await Promise.all(
-      pairs.map(async (pair) => ({ pair, privateKey: (await importJWK(pair.privateJwk, CARD_JWE_ALG)) as CryptoKey })),
-    );
+    this.#keys = pairs.map((pair) => ({ pair, alg: algOfKey(pair.publicJwk) }));
     this.#loadedAt = this.#clock.now();
   }
 }
 
-async function newKeyPair(now: number): Promise<StoredKeyPair> {
-  const { publicKey, privateKey } = await generateKeyPair(CARD_JWE_ALG, { modulusLength: 2048, extractable: true });
+/**
+ * A new card-encryption key pair: P-256 for ECDH-ES+A256KW (decision 0250); RSA-OAEP-256
+ * (2048 bits) only where a test stands for an installation from before it.
+ */
+export function newCardKeyPair(now: number, alg: CardJweAlg = JWE_ECDH): StoredKeyPair {
+  const { publicKey, privateKey } =
+    alg === JWE_ECDH
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
     kid: `ck_${randomBase62(16)}`,
-    publicJwk: await exportJWK(publicKey),
-    privateJwk: await exportJWK(privateKey),
+    publicJwk: publicKey.export({ format: 'jwk' }) as JWK,
+    privateJwk: privateKey.export({ format: 'jwk' }) as JWK,
     createdAt: now,
     decryptsUntil: null,
   };
@@ -145,5 +207,12 @@ export class UnreadableCiphertext extends Error {
   constructor(reason = 'it is malformed or was tampered with') {
     super(`The encrypted card could not be read: ${reason}.`);
     this.reason = reason;
+  }
+}
+
+/** The current card-encryption key cannot be retired: a new one must be made current first. */
+export class CurrentCardKey extends Error {
+  constructor(kid: string) {
+    super(`${kid} is the current key: rotate first, then retire it.`);
   }
 }

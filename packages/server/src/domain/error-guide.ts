@@ -97,6 +97,11 @@ export const ERROR_GUIDE: Record<ErrorCode, { meaning: string; action: string }>
     action:
       'Retry after `Retry-After` seconds with the same Idempotency-Key (safe either way); the service recovers by itself.',
   },
+  service_busy: {
+    meaning:
+      "The widget's confirm found every card-decryption thread busy and their queue full (a burst of payments): nothing was read or charged.",
+    action: 'The widget shows it; the shopper presses Pay again after `Retry-After` seconds.',
+  },
   card_number_invalid: {
     meaning: 'The card number fails its checks (length, Luhn, or an unsupported brand).',
     action: 'Shopper: check the number. The widget shows this itself.',

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   // server
   'internal_error',
   'database_unavailable',
+  'service_busy',
   // card checks before processing (invalid_request, 400)
   'card_number_invalid',
   'card_expiry_invalid',

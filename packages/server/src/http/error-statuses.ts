@@ -27,6 +27,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; type: ErrorType }
   account_inactive: { status: 403, type: 'authentication' },
   internal_error: { status: 500, type: 'server' },
   database_unavailable: { status: 503, type: 'server' },
+  service_busy: { status: 503, type: 'server' },
   card_number_invalid: { status: 400, type: 'invalid_request' },
   card_expiry_invalid: { status: 400, type: 'invalid_request' },
   card_cvc_invalid: { status: 400, type: 'invalid_request' },

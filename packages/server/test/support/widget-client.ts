@@ -35,13 +35,17 @@ export interface EncryptOptions {
 /** The intent id of a client_secret (`pi_<id>_secret_…`), or the argument when it is an id. */
 export const intentIdOf = (secretOrId: string) => CLIENT_SECRET.exec(secretOrId)?.[1] ?? secretOrId;
 
+/** The algorithm the widget uses with a key of the JWKS: the one the key names. */
+export const algOf = (jwk: JWK) => (jwk.kty === 'EC' ? 'ECDH-ES+A256KW' : 'RSA-OAEP-256');
+
 /**
- * Encrypts like the widget does: compact JWE, RSA-OAEP-256 + A256GCM, to the first key of
- * the JWKS, bound to `intent` (an id or a client_secret) by the protected header.
+ * Encrypts like the widget does: compact JWE, ECDH-ES+A256KW (or RSA-OAEP-256 to an RSA key)
+ * + A256GCM, to the first key of the JWKS, bound to `intent` (an id or a client_secret) by the
+ * protected header.
  */
 export async function encryptCard(t: TestServer, intent: string, plain: unknown, options: EncryptOptions = {}) {
   const jwk = options.jwk ?? ((await t.call('GET', '/embed/v1/jwks.json')).json as { keys: JWK[] }).keys[0]!;
-  const alg = options.alg ?? 'RSA-OAEP-256';
+  const alg = options.alg ?? algOf(jwk);
   const key = await importJWK(jwk, alg);
   const binding = options.binding ?? {
     payment_intent: intentIdOf(intent),

@@ -41,12 +41,16 @@ export interface Outcome {
 
 export type Answer<T> = { ok: true; body: T } | { ok: false; error: ApiErrorBody };
 
+/** A card-encryption public key of the JWKS: P-256 (`crv`, `x`, `y`) or, before those, RSA (`n`, `e`). */
 export interface Jwk {
   kty: string;
   kid: string;
   alg?: string;
-  n: string;
-  e: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+  n?: string;
+  e?: string;
 }
 
 const NETWORK_ERROR: ApiErrorBody = {
@@ -79,10 +83,11 @@ export const fetchIntent = (pk: string, clientSecret: string) =>
 export const confirm = (body: { pk: string; client_secret: string; mode: string; card: string }) =>
   call<Outcome>('/embed/v1/confirm', body);
 
-/** The first key is the one to encrypt to (docs/widget-protocol.md). */
+/** The first P-256 key, else the first key, is the one to encrypt to (docs/widget-protocol.md). */
 export async function fetchEncryptionKey(): Promise<Jwk> {
   const answer = await call<{ keys: Jwk[] }>('/embed/v1/jwks.json');
-  const key = answer.ok ? answer.body.keys?.[0] : undefined;
+  const keys = answer.ok ? (answer.body.keys ?? []) : [];
+  const key = keys.find((k) => k.kty === 'EC') ?? keys[0];
   if (!key) throw new Error('no card-encryption key');
   return key;
 }

@@ -1,4 +1,5 @@
 import { MINUTE } from '../../clock.ts';
+import { CardDecryptionBusy } from '../../crypto/card-decrypt-pool.ts';
 import { type DecryptedCard, UnreadableCiphertext } from '../../crypto/card-keyring.ts';
 import type { CardInput } from '../cards.ts';
 import { ApiError } from '../errors.ts';
@@ -81,10 +82,21 @@ async function decryptCard(deps: CardBindingDeps, jwe: string): Promise<Decrypte
     return await deps.keyring.decrypt(jwe);
   } catch (error) {
     if (error instanceof UnreadableCiphertext) throw invalidJwe(error.reason);
+    if (error instanceof CardDecryptionBusy) throw decryptionBusy();
     throw error;
   }
 }
 
 export function invalidJwe(reason = 'it is malformed or was tampered with'): ApiError {
   return new ApiError('card_encryption_invalid', `The encrypted card could not be read: ${reason}.`, 'card');
+}
+
+/** Every card-decryption thread busy and its queue full, or a thread lost: nothing was done yet. */
+export function decryptionBusy(): ApiError {
+  return new ApiError(
+    'service_busy',
+    'The service is busy decrypting other cards. Nothing was charged; try again in a moment.',
+    undefined,
+    1,
+  );
 }
