@@ -2,25 +2,32 @@
  * `npm run bench [-- --quick] [-- --profile]`: Obolus against a bare Fastify baseline with the
  * same validation and serialization, in one run on one machine, quoted as ratios. SQLite
  * always; PostgreSQL with 1 and 2 workers when OBOLUS_BENCH_DATABASE_URL or
- * OBOLUS_TEST_DATABASE_URL names one. Writes bench/results/latest.json; with --profile,
- * CPU profiles of every server process under bench/results/profiles/. BENCH_DURATION
- * (seconds per scenario, default 10; 1 with --quick). How to read it: docs/performance.md.
+ * OBOLUS_TEST_DATABASE_URL names one. Also the RSS of every server process after its
+ * scenarios, and how long `obolus --help` and a usage error take. Writes
+ * bench/results/latest.json; with --profile, CPU profiles of every server process under
+ * bench/results/profiles/. BENCH_DURATION (seconds per scenario, default 10; 1 with --quick).
+ * `-- --scale`: the dashboard's pages over BENCH_SCALE (default 1,000,000) payments in the
+ * month instead (bench/scale.ts), into bench/results/scale.json. How to read it: docs/performance.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../packages/server/test/support/free-port.ts';
+import { cliLine, measureCliStart } from './cli-start.ts';
 import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
+import { memoryLine, type ServerMemory, serverMemory } from './memory.ts';
 import { startProcess, stopAll } from './processes.ts';
 import { writeProfileSummary } from './profile-report.ts';
-import { figures, type Run, table, writeResults } from './report.ts';
+import { figures, machine, type Run, table, writeResults } from './report.ts';
+import { pagesTable, seedPayments, signIn, timePages } from './scale.ts';
 import { confirmBodies, type Keys, runScenarios, type Scenario, type Seeded, seed } from './scenarios.ts';
 
 const quick = process.argv.includes('--quick');
+const scale = process.argv.includes('--scale');
 const profile = process.argv.includes('--profile');
 const seconds = Number(process.env.BENCH_DURATION ?? (quick ? 1 : 10));
 const plan: LoadPlan = { seconds, warmup: quick ? 0.5 : 2 };
@@ -111,6 +118,7 @@ async function benchTarget(target: Target): Promise<Run> {
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
   let measured: Record<Scenario, Measured> | undefined;
+  let memory: ServerMemory | undefined;
   const server = await startProcess(
     [...profiling, BIN, 'serve', ...workers],
     { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
@@ -120,7 +128,9 @@ async function benchTarget(target: Target): Promise<Run> {
     const seeded = await seed(base, keys);
     baseline ??= await measureBaseline(seeded, keys);
     measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count));
-    return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline) };
+    memory = serverMemory(server.pid);
+    process.stderr.write(`  ${memoryLine('memory', memory)}\n`);
+    return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline), memory };
   } finally {
     await server.stop(); // a CPU profile is written on the way out
     if (profile && measured) {
@@ -158,8 +168,15 @@ async function main(): Promise<void> {
       runs.push(await withSchema(postgresUrl, (url) => benchTarget({ engine: 'postgres', workers, url })));
     }
   }
-  const extra: Record<string, unknown> = { duration_s: seconds, connections: CONNECTIONS, ...(await widget()) };
+  process.stderr.write('\ncli start (median of 15 runs each)\n');
+  const cli = measureCliStart(BIN, 15);
+  const extra: Record<string, unknown> = { duration_s: seconds, connections: CONNECTIONS, cli, ...(await widget()) };
   console.log(`\n${table(runs)}`);
+  for (const run of runs) {
+    if (run.memory)
+      console.log(memoryLine(run.engine === 'postgres' ? `postgres x${run.workers}` : 'sqlite', run.memory));
+  }
+  console.log(cliLine(cli));
   const w = extra.widget as { gzip_bytes: number; interactive_ms: number } | undefined;
   if (w)
     console.log(
@@ -169,8 +186,64 @@ async function main(): Promise<void> {
   process.stderr.write(`\nwrote bench/results/latest.json in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
+const DASHBOARD_PASSWORD = 'bench dashboard password';
+
+/** `--scale`: one engine's dashboard over a month of `count` payments. */
+async function scaleTarget(engine: Run['engine'], url: string, count: number) {
+  process.stderr.write(`\n${engine}: ${count.toLocaleString('en')} payments in the month\n`);
+  const env = {
+    OBOLUS_DATABASE_URL: url,
+    OBOLUS_LOG_LEVEL: 'warn',
+    ...(engine === 'postgres' ? { OBOLUS_MASTER_KEY: BENCH_MASTER_KEY } : {}),
+  };
+  const cli = (args: string[], input?: string) =>
+    execFileSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, input: input ?? '' }).toString();
+  cli(['migrate']);
+  const email = 'scale@example.com';
+  const account = JSON.parse(
+    cli(
+      ['accounts', 'create', '--name', 'Scale', '--email', email, '--password-stdin', '--json'],
+      `${DASHBOARD_PASSWORD}\n`,
+    ),
+  ) as { account_id: string };
+  const started = Date.now();
+  await seedPayments(engine, url, account.account_id, count, Date.now(), (done) => {
+    const s = (Date.now() - started) / 1000;
+    process.stderr.write(
+      `\r  seeded ${done.toLocaleString('en')} of ${count.toLocaleString('en')} (${s.toFixed(0)} s)`,
+    );
+  });
+  process.stderr.write('\n');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startProcess(
+    [BIN, 'serve'],
+    { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
+    /(\/metrics)/,
+  );
+  try {
+    const cookie = await signIn(base, email, DASHBOARD_PASSWORD);
+    const pages = await timePages(base, cookie, quick ? 5 : 20);
+    const memory = serverMemory(server.pid);
+    return { engine, payments: count, seed_s: Math.round((Date.now() - started) / 1000), pages, memory };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function mainScale(): Promise<void> {
+  const count = Number(process.env.BENCH_SCALE ?? 1_000_000);
+  const runs = [await scaleTarget('sqlite', join(dir, 'scale.db'), count)];
+  if (postgresUrl) runs.push(await withSchema(postgresUrl, (url) => scaleTarget('postgres', url, count)));
+  for (const run of runs) console.log(`\n${pagesTable(run.engine, run.pages)}\n${memoryLine(run.engine, run.memory)}`);
+  const file = join(RESULTS, 'scale.json');
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ machine: machine(), node: process.version, runs }, null, 2)}\n`);
+  process.stderr.write(`\nwrote bench/results/scale.json\n`);
+}
+
 try {
-  await main();
+  await (scale ? mainScale() : main());
 } finally {
   await stopAll();
   rmSync(dir, { recursive: true, force: true });
