@@ -161,6 +161,8 @@ async function dashboardPages(base: string, cookie: string): Promise<Array<[stri
     ['payments, status refunded', '/dashboard/payments?status=refunded'],
     ['payments, status chargeback', '/dashboard/payments?status=chargeback'],
     ['payments, status failed', '/dashboard/payments?status=failed'],
+    ['payments, status canceled (none)', '/dashboard/payments?status=canceled'],
+    ['payments, requires payment (none)', '/dashboard/payments?status=requires_payment'],
     ['payments, today', `/dashboard/payments?from=${today}&to=${today}`],
     ['payments, amount 10.00-10.50', '/dashboard/payments?min=10.00&max=10.50'],
     ['payments, reference', '/dashboard/payments?reference=ORDER-4242'],
