@@ -225,6 +225,8 @@ async function scaleTarget(engine: Run['engine'], url: string, count: number) {
     const cookie = await signIn(base, email, DASHBOARD_PASSWORD);
     const pages = await timePages(base, cookie, quick ? 5 : 20);
     const memory = serverMemory(server.pid);
+    // Each engine's table as soon as it is measured: the next engine's seeding takes minutes.
+    process.stderr.write(`\n${pagesTable(engine, pages)}\n${memoryLine(engine, memory)}\n`);
     return { engine, payments: count, seed_s: Math.round((Date.now() - started) / 1000), pages, memory };
   } finally {
     await server.stop();
