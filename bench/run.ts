@@ -213,6 +213,7 @@ async function scaleTarget(engine: Run['engine'], url: string, count: number) {
       `\r  seeded ${done.toLocaleString('en')} of ${count.toLocaleString('en')} (${s.toFixed(0)} s)`,
     );
   });
+  const seedS = Math.round((Date.now() - started) / 1000);
   process.stderr.write('\n');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -227,7 +228,7 @@ async function scaleTarget(engine: Run['engine'], url: string, count: number) {
     const memory = serverMemory(server.pid);
     // Each engine's table as soon as it is measured: the next engine's seeding takes minutes.
     process.stderr.write(`\n${pagesTable(engine, pages)}\n${memoryLine(engine, memory)}\n`);
-    return { engine, payments: count, seed_s: Math.round((Date.now() - started) / 1000), pages, memory };
+    return { engine, payments: count, seed_s: seedS, pages, memory };
   } finally {
     await server.stop();
   }
