@@ -60,6 +60,8 @@ async function withSchema<T>(url: string, work: (url: string) => Promise<T>): Pr
 }
 
 function createAccount(env: Record<string, string>): Keys {
+  // Only serve and migrate create a database (decision 0231): the account needs one first.
+  execFileSync(process.execPath, [BIN, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const out = execFileSync(
     process.execPath,
     [BIN, 'accounts', 'create', '--name', 'Bench', '--email', 'b@example.com', '--json'],
