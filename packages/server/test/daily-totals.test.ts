@@ -58,7 +58,8 @@ describe.each(ENGINES)('daily totals (%s)', (engine) => {
     for (const row of rows) {
       if (row.status === 10) continue;
       const key = `${row.mode} ${new Date(Math.floor(Number(row.created_at) / DAY) * DAY).toISOString().slice(0, 10)}`;
-      const day = (out[key] ??= { settled: [0, 0], unpaid: 0, refunded: 0, chargebacks: [0, 0] });
+      out[key] ??= { settled: [0, 0], unpaid: 0, refunded: 0, chargebacks: [0, 0] };
+      const day = out[key];
       const captured = [20, 40, 41, 50].includes(row.status);
       if (captured) day.settled = [(day.settled[0] ?? 0) + 1, (day.settled[1] ?? 0) + Number(row.amount)];
       else day.unpaid++;
