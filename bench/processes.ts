@@ -23,7 +23,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
       child.stdout?.off('data', watch);
       child.stdout?.resume();
       out = '';
-      resolve({ value: match[1] as string, stop: () => stopProcess(child) });
+      resolve({ value: match[1] as string, pid: child.pid as number, stop: () => stopProcess(child) });
     };
     child.stdout?.on('data', watch);
     child.once('exit', (code) => {
@@ -35,6 +35,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
 
 export interface Started {
   value: string;
+  pid: number;
   /** SIGTERM, then waits for the exit (a CPU profile is written on the way out). */
   stop(): Promise<void>;
 }

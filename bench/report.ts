@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, type as osType, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type { Measured } from './load.ts';
+import type { ServerMemory } from './memory.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
 export interface ScenarioFigures {
@@ -20,6 +21,8 @@ export interface Run {
   workers: number;
   /** Every scenario, unless `--only` chose some. */
   scenarios: Partial<Record<Scenario, ScenarioFigures>>;
+  /** Resident memory of the server's processes after every scenario ran. */
+  memory?: ServerMemory;
 }
 
 /**

@@ -2,24 +2,31 @@
  * `npm run bench [-- --quick] [-- --profile]`: Obolus against a bare Fastify baseline with the
  * same validation and serialization, in one run on one machine, quoted as ratios. SQLite
  * always; PostgreSQL with 1 and 2 workers when OBOLUS_BENCH_DATABASE_URL or
- * OBOLUS_TEST_DATABASE_URL names one. Writes bench/results/latest.json; with --profile,
- * CPU profiles of every server process under bench/results/profiles/. BENCH_DURATION
- * (seconds per scenario, default 10; 1 with --quick). `--only confirm_sandbox,create_intent`
- * runs those scenarios only, `--engines sqlite,pg1,pg2` those runs only; a partial run writes
- * bench/results/partial.json instead and skips the widget. How to read it: docs/performance.md.
+ * OBOLUS_TEST_DATABASE_URL names one. Also the RSS of every server process after its
+ * scenarios, and how long `obolus --help` and a usage error take. Writes
+ * bench/results/latest.json; with --profile, CPU profiles of every server process under
+ * bench/results/profiles/. BENCH_DURATION (seconds per scenario, default 10; 1 with --quick).
+ * `--only confirm_sandbox,create_intent` runs those scenarios only, `--engines sqlite,pg1,pg2`
+ * those runs only; a partial run writes bench/results/partial.json instead and skips the widget
+ * and the CLI start. `-- --scale`: the dashboard's pages over BENCH_SCALE (default 1,000,000)
+ * payments in the month instead (bench/scale.ts), into bench/results/scale.json. How to read
+ * it: docs/performance.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../packages/server/test/support/free-port.ts';
+import { cliLine, measureCliStart } from './cli-start.ts';
 import { CONNECTIONS, type LoadPlan, type Measured } from './load.ts';
+import { memoryLine, type ServerMemory, serverMemory } from './memory.ts';
 import { startProcess, stopAll } from './processes.ts';
 import { writeProfileSummary } from './profile-report.ts';
-import { figures, type Run, table, writeResults } from './report.ts';
+import { figures, machine, type Run, table, writeResults } from './report.ts';
+import { pagesTable, seedPayments, signIn, timePages } from './scale.ts';
 import {
   chosenScenarios,
   confirmBodies,
@@ -32,6 +39,7 @@ import {
 } from './scenarios.ts';
 
 const quick = process.argv.includes('--quick');
+const scale = process.argv.includes('--scale');
 const profile = process.argv.includes('--profile');
 const only = chosenScenarios(process.argv);
 const engines = chosenEngines(process.argv);
@@ -66,7 +74,7 @@ async function withSchema<T>(url: string, work: (url: string) => Promise<T>): Pr
 }
 
 function createAccount(env: Record<string, string>): Keys {
-  // The CLI's other commands refuse a database that does not exist yet (a mistyped path).
+  // Only serve and migrate create a database (decision 0231): the account needs one first.
   execFileSync(process.execPath, [BIN, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const out = execFileSync(
     process.execPath,
@@ -147,6 +155,7 @@ async function benchTarget(target: Target): Promise<Run> {
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
   let measured: Partial<Record<Scenario, Measured>> | undefined;
+  let memory: ServerMemory | undefined;
   const server = await startProcess(
     [...profiling, BIN, 'serve', ...workers],
     { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
@@ -156,7 +165,9 @@ async function benchTarget(target: Target): Promise<Run> {
     const seeded = await seed(base, keys);
     baseline ??= await measureBaseline(seeded, keys);
     measured = await runScenarios(name, base, keys, seeded, plan, (count) => confirmBodies(base, keys, count), only);
-    return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline) };
+    memory = serverMemory(server.pid);
+    process.stderr.write(`  ${memoryLine('memory', memory)}\n`);
+    return { engine: target.engine, workers: target.workers, scenarios: figures(measured, baseline), memory };
   } finally {
     await server.stop(); // a CPU profile is written on the way out
     if (profile && measured) {
@@ -196,14 +207,23 @@ async function main(): Promise<void> {
       runs.push(await withSchema(postgresUrl, (url) => benchTarget({ engine: 'postgres', workers, url })));
     }
   }
-  // The widget is measured by a full bench only.
+  // The widget and the CLI's start are measured by a full bench only.
   const partial = only.length < SCENARIOS.length || engines.size < 3;
-  const extra: Record<string, unknown> = {
-    duration_s: seconds,
-    connections: CONNECTIONS,
-    ...(partial ? { only: only.join(','), engines: [...engines].join(',') } : await widget()),
-  };
+  let extra: Record<string, unknown> = { duration_s: seconds, connections: CONNECTIONS };
+  let cli: ReturnType<typeof measureCliStart> | undefined;
+  if (partial) {
+    extra = { ...extra, only: only.join(','), engines: [...engines].join(',') };
+  } else {
+    process.stderr.write('\ncli start (median of 15 runs each)\n');
+    cli = measureCliStart(BIN, 15);
+    extra = { ...extra, cli, ...(await widget()) };
+  }
   console.log(`\n${table(runs)}`);
+  for (const run of runs) {
+    if (run.memory)
+      console.log(memoryLine(run.engine === 'postgres' ? `postgres x${run.workers}` : 'sqlite', run.memory));
+  }
+  if (cli) console.log(cliLine(cli));
   const w = extra.widget as { gzip_bytes: number; interactive_ms: number } | undefined;
   if (w)
     console.log(
@@ -215,8 +235,67 @@ async function main(): Promise<void> {
   process.stderr.write(`\nwrote bench/results/${file} in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
+const DASHBOARD_PASSWORD = 'bench dashboard password';
+
+/** `--scale`: one engine's dashboard over a month of `count` payments. */
+async function scaleTarget(engine: Run['engine'], url: string, count: number) {
+  process.stderr.write(`\n${engine}: ${count.toLocaleString('en')} payments in the month\n`);
+  const env = {
+    OBOLUS_DATABASE_URL: url,
+    OBOLUS_LOG_LEVEL: 'warn',
+    ...(engine === 'postgres' ? { OBOLUS_MASTER_KEY: BENCH_MASTER_KEY } : {}),
+  };
+  const cli = (args: string[], input?: string) =>
+    execFileSync(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, input: input ?? '' }).toString();
+  cli(['migrate']);
+  const email = 'scale@example.com';
+  const account = JSON.parse(
+    cli(
+      ['accounts', 'create', '--name', 'Scale', '--email', email, '--password-stdin', '--json'],
+      `${DASHBOARD_PASSWORD}\n`,
+    ),
+  ) as { account_id: string };
+  const started = Date.now();
+  await seedPayments(engine, url, account.account_id, count, Date.now(), (done) => {
+    const s = (Date.now() - started) / 1000;
+    process.stderr.write(
+      `\r  seeded ${done.toLocaleString('en')} of ${count.toLocaleString('en')} (${s.toFixed(0)} s)`,
+    );
+  });
+  const seedS = Math.round((Date.now() - started) / 1000);
+  process.stderr.write('\n');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startProcess(
+    [BIN, 'serve'],
+    { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
+    /(\/metrics)/,
+  );
+  try {
+    const cookie = await signIn(base, email, DASHBOARD_PASSWORD);
+    const pages = await timePages(base, cookie, quick ? 5 : 20);
+    const memory = serverMemory(server.pid);
+    // Each engine's table as soon as it is measured: the next engine's seeding takes minutes.
+    process.stderr.write(`\n${pagesTable(engine, pages)}\n${memoryLine(engine, memory)}\n`);
+    return { engine, payments: count, seed_s: seedS, pages, memory };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function mainScale(): Promise<void> {
+  const count = Number(process.env.BENCH_SCALE ?? 1_000_000);
+  const runs = [await scaleTarget('sqlite', join(dir, 'scale.db'), count)];
+  if (postgresUrl) runs.push(await withSchema(postgresUrl, (url) => scaleTarget('postgres', url, count)));
+  for (const run of runs) console.log(`\n${pagesTable(run.engine, run.pages)}\n${memoryLine(run.engine, run.memory)}`);
+  const file = join(RESULTS, 'scale.json');
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ machine: machine(), node: process.version, runs }, null, 2)}\n`);
+  process.stderr.write(`\nwrote bench/results/scale.json\n`);
+}
+
 try {
-  await main();
+  await (scale ? mainScale() : main());
 } finally {
   await stopAll();
   rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { WindowLimiter } from './domain/shared-windows.ts';
 import { newProcessId } from './ids.ts';
 import { AccountCache } from './store/account-cache.ts';
 import { type DatabaseHandle, isPostgresUrl, migrateToLatest, openDatabase } from './store/database.ts';
+import { refreshPlannerStatistics } from './store/planner-statistics.ts';
 import { PostgresHotPaths } from './store/postgres-hot-paths.ts';
 import { migrationTimeouts } from './store/postgres-pool.ts';
 import { resealSecrets } from './store/repos/sealed-secrets.ts';
@@ -129,6 +130,7 @@ async function migrate(database: DatabaseHandle, config: Config, secrets: Secret
   try {
     await migrateToLatest(own.db, options.onMigration);
     await resealSecrets(own.db, secrets, true);
+    if (own.sqlite) refreshPlannerStatistics(own.sqlite.writer, true);
   } finally {
     if (own !== database) await own.close();
   }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { createAccount, setAccountStatus } from '../domain/accounts.ts';
-import { CLI_ACTOR } from '../domain/audit.ts';
-import { checkPassword, setDashboardPassword } from '../domain/dashboard/passwords.ts';
-import { endAllSessions } from '../domain/dashboard/sessions.ts';
 import { printJson, withServices } from './context.ts';
 import { readPasswordLine } from './password-input.ts';
+
+// The domain's modules are imported by each action when it runs, never for `--help` (decision 0260).
+const accountsDomain = () => import('../domain/accounts.ts');
+const passwords = () => import('../domain/dashboard/passwords.ts');
 
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('Create, list, activate and deactivate merchant accounts.');
@@ -17,6 +17,10 @@ export function registerAccountCommands(program: Command): void {
     .option('--password-stdin', 'read a dashboard password (one line, 12 characters or more) from standard input')
     .option('--json', 'print one JSON object and nothing else')
     .action(async (options: { name: string; email: string; json?: boolean; passwordStdin?: boolean }) => {
+      const [{ createAccount }, { checkPassword, setDashboardPassword }] = await Promise.all([
+        accountsDomain(),
+        passwords(),
+      ]);
       const password = options.passwordStdin ? await readPasswordLine() : undefined;
       if (password !== undefined) checkPassword(password);
       const created = await withServices(async (s) => {
@@ -60,6 +64,7 @@ export function registerAccountCommands(program: Command): void {
     .command('set-password <id>')
     .description('Set the dashboard password of an account, read as one line from standard input (never echoed).')
     .action(async (id: string) => {
+      const { setDashboardPassword } = await passwords();
       const password = await readPasswordLine();
       await withServices((s) => setDashboardPassword(s.repos.dashboard, s.clock, id, password));
       console.log(`Dashboard password set for ${id}; its dashboard sessions have ended.`);
@@ -69,6 +74,10 @@ export function registerAccountCommands(program: Command): void {
     .command('end-sessions <id>')
     .description('End every dashboard session of an account, in every process (they sign in again).')
     .action(async (id: string) => {
+      const [{ CLI_ACTOR }, { endAllSessions }] = await Promise.all([
+        import('../domain/audit.ts'),
+        import('../domain/dashboard/sessions.ts'),
+      ]);
       const ended = await withServices(async (s) => {
         if (!(await s.repos.accounts.find(id))) throw new Error(`No such account: ${id}`);
         return endAllSessions(s.repos.dashboard, s.clock, { accountId: id, actor: CLI_ACTOR });
@@ -81,6 +90,7 @@ export function registerAccountCommands(program: Command): void {
       .command(`${status} <id>`)
       .description(status === 'activate' ? 'Let an account use the API again.' : 'Refuse every API call of an account.')
       .action(async (id: string) => {
+        const { setAccountStatus } = await accountsDomain();
         await withServices((s) =>
           setAccountStatus(s.repos.accounts, id, status === 'activate' ? 'active' : 'inactive'),
         );

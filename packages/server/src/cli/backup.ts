@@ -1,18 +1,20 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Sqlite from 'better-sqlite3';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { isPostgresUrl } from '../store/database.ts';
-import { otherHolders } from '../store/database-holders.ts';
 import { ownerOnly } from '../store/file-modes.ts';
-import { migrationProvider } from '../store/migrations/index.ts';
+
+// better-sqlite3, the configuration and the migrations load when a command runs, never for `--help` (decision 0260).
+const sqlite = async () => (await import('better-sqlite3')).default;
 
 const ON_POSTGRES =
   'obolus backup and restore copy the embedded SQLite database; on PostgreSQL use its own tools: pg_dump -Fc / pg_restore, or continuous archiving (see docs/operations.md).';
 
 /** The path of the SQLite database of this configuration; refused on PostgreSQL. */
-function sqlitePath(): string {
+async function sqlitePath(): Promise<string> {
+  const [{ loadConfig }, { isPostgresUrl }] = await Promise.all([
+    import('../config.ts'),
+    import('../store/database.ts'),
+  ]);
   const { databaseUrl } = loadConfig();
   if (isPostgresUrl(databaseUrl)) throw new Error(ON_POSTGRES);
   return databaseUrl;
@@ -21,7 +23,8 @@ function sqlitePath(): string {
 /** Why `file` is not a backup this version can restore, or null when it is one. */
 export async function backupProblem(file: string): Promise<string | null> {
   if (!existsSync(file)) return `${file} does not exist`;
-  let db: Sqlite.Database | undefined;
+  const [Sqlite, { migrationProvider }] = await Promise.all([sqlite(), import('../store/migrations/index.ts')]);
+  let db: import('better-sqlite3').Database | undefined;
   try {
     db = new Sqlite(file, { readonly: true, fileMustExist: true });
     const integrity = db.pragma('integrity_check', { simple: true });
@@ -46,7 +49,8 @@ export function registerBackupCommands(program: Command): void {
     .command('backup <file>')
     .description('Copy the SQLite database to <file> while the service runs (a consistent snapshot); checks the copy.')
     .action(async (file: string) => {
-      const source = new Sqlite(sqlitePath(), { readonly: true, fileMustExist: true });
+      const Sqlite = await sqlite();
+      const source = new Sqlite(await sqlitePath(), { readonly: true, fileMustExist: true });
       try {
         // SQLite's online backup API: a copy of one moment, taken while writers carry on.
         ownerOnly(file);
@@ -66,7 +70,8 @@ export function registerBackupCommands(program: Command): void {
     .command('restore <file>')
     .description('Check a backup made by `obolus backup` and copy it over the database (stop the service first).')
     .action(async (file: string) => {
-      const target = sqlitePath();
+      const [Sqlite, { otherHolders }] = await Promise.all([sqlite(), import('../store/database-holders.ts')]);
+      const target = await sqlitePath();
       const holders = otherHolders(resolve(target));
       if (holders.length > 0) {
         throw new Error(
@@ -76,7 +81,9 @@ export function registerBackupCommands(program: Command): void {
       const problem = await backupProblem(file);
       if (problem) throw new Error(`not restored: ${problem}`);
       const backupTime = statSync(file).mtimeMs;
-      const rolledSince = existsSync(target) ? changedSince(target, backupTime) : [];
+      const rolledSince = existsSync(target)
+        ? changedSince(new Sqlite(target, { readonly: true, fileMustExist: true }), backupTime)
+        : [];
       const backup = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
         ownerOnly(target);
@@ -104,8 +111,7 @@ export function registerBackupCommands(program: Command): void {
 }
 
 /** Keys, secrets and endpoints changed in `target` after `since`, from its audit trail, one line each. */
-function changedSince(target: string, since: number): string[] {
-  const db = new Sqlite(target, { readonly: true, fileMustExist: true });
+function changedSince(db: import('better-sqlite3').Database, since: number): string[] {
   try {
     const table = db.prepare("select name from sqlite_master where type = 'table' and name = 'audit_events'").get();
     if (!table) return [];

@@ -7,9 +7,6 @@ import { openServices } from '../services.ts';
 import { connectionLossLog } from '../workers/failure-log.ts';
 import type { Running } from './running.ts';
 
-/** The most processes `serve --workers` starts: far more than cores only adds switching. */
-export const MAX_WORKERS = 64;
-
 /** How long the primary waits to try again when a replacement worker could not start. */
 const REPLACE_RETRY_MS = 5000;
 

@@ -1,13 +1,16 @@
-import { loadConfig } from '../config.ts';
 import type { Services } from '../services.ts';
-import { openServices } from '../services.ts';
-import { requireExistingDatabase } from './database-check.ts';
 
 /**
  * Runs `work` against the existing database of OBOLUS_DATABASE_URL (brought up to date), and
  * closes it afterwards; refused when there is no database there yet.
  */
 export async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
+  // The whole service, loaded when a command runs, never for its help (decision 0260).
+  const [{ loadConfig }, { openServices }, { requireExistingDatabase }] = await Promise.all([
+    import('../config.ts'),
+    import('../services.ts'),
+    import('./database-check.ts'),
+  ]);
   const config = loadConfig();
   await requireExistingDatabase(config);
   const services = await openServices(config);

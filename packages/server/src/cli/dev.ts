@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
-import { startCheckoutDouble } from '../dev/checkout-double/server.ts';
-import { startStripeDouble } from '../dev/stripe-double/server.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -25,6 +23,8 @@ export function registerDevCommands(program: Command): void {
     .option('--port <port>', 'port on 127.0.0.1 (0 picks one)', parsePort, 12111)
     .option('--forward-to <url>', 'send signed webhooks here, e.g. http://localhost:4242/hooks/stripe', parseUrl)
     .action(async (options: { port: number; forwardTo?: string }) => {
+      // The doubles load when their command runs, never for `--help` (decision 0260).
+      const { startStripeDouble } = await import('../dev/stripe-double/server.ts');
       const secretKey = `sk_live_double${randomBytes(12).toString('hex')}`;
       const webhookSecret = `whsec_double${randomBytes(16).toString('hex')}`;
       const double = await startStripeDouble({ port: options.port, secretKey });
@@ -50,6 +50,7 @@ export function registerDevCommands(program: Command): void {
     .option('--port <port>', 'port on 127.0.0.1 (0 picks one)', parsePort, 12112)
     .option('--forward-to <url>', 'send signed webhooks here, e.g. http://localhost:4242/hooks/checkout-com', parseUrl)
     .action(async (options: { port: number; forwardTo?: string }) => {
+      const { startCheckoutDouble } = await import('../dev/checkout-double/server.ts');
       const webhookSecret = randomBytes(24).toString('hex');
       const double = await startCheckoutDouble({ port: options.port });
       if (options.forwardTo) double.webhooks.endpoint = { url: options.forwardTo, secret: webhookSecret };

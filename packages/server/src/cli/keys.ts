@@ -1,11 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { HOUR } from '../clock.ts';
-import { CurrentCardKey } from '../crypto/card-keyring.ts';
-import { rollSecretKey } from '../domain/accounts.ts';
-import { auditEvent, CLI_ACTOR } from '../domain/audit.ts';
-import { ApiError } from '../domain/errors.ts';
 import { printJson, withServices } from './context.ts';
-import { rotateMasterKey } from './master-key.ts';
 
 const MAX_GRACE_HOURS = 24 * 7;
 
@@ -25,6 +20,11 @@ export function registerKeyCommands(program: Command): void {
     .option('--grace <hours>', 'hours the previous key stays valid', parseGrace, 0)
     .option('--json', 'print one JSON object and nothing else')
     .action(async (accountId: string, options: { grace: number; json?: boolean }) => {
+      // Imported when the command runs, never for `--help` (decision 0260).
+      const [{ rollSecretKey }, { CLI_ACTOR }] = await Promise.all([
+        import('../domain/accounts.ts'),
+        import('../domain/audit.ts'),
+      ]);
       const rolled = await withServices(async (s) => {
         return rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace, { actor: CLI_ACTOR });
       });
@@ -77,6 +77,10 @@ export function registerKeyCommands(program: Command): void {
     )
     .option('--json', 'print one JSON object and nothing else')
     .action(async (kid: string, options: { json?: boolean }) => {
+      const [{ CurrentCardKey }, { ApiError }] = await Promise.all([
+        import('../crypto/card-keyring.ts'),
+        import('../domain/errors.ts'),
+      ]);
       const retired = await withServices((s) => s.keyring.retire(kid)).catch((error: unknown) => {
         if (error instanceof CurrentCardKey) throw new ApiError('parameter_invalid', error.message, 'kid');
         throw error;
@@ -98,6 +102,10 @@ export function registerKeyCommands(program: Command): void {
     )
     .option('--json', 'print one JSON object and nothing else')
     .action(async (options: { json?: boolean }) => {
+      const [{ auditEvent, CLI_ACTOR }, { rotateMasterKey }] = await Promise.all([
+        import('../domain/audit.ts'),
+        import('./master-key.ts'),
+      ]);
       const rotation = await withServices(async (s) => {
         const done = await rotateMasterKey(s);
         await s.repos.audit.record(

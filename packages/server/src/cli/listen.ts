@@ -1,8 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../domain/events.ts';
-import { signMessage } from '../domain/webhooks/signing.ts';
-import { EventFollower, type FetchEvents, type ListedEvent } from './event-follower.ts';
-import { listenSecret } from './listen-secret.ts';
+import type { EventFollower, FetchEvents, ListedEvent } from './event-follower.ts';
 
 interface ListenOptions {
   forwardTo?: string;
@@ -55,6 +53,8 @@ export function registerListen(program: Command): void {
       if (!apiKey) command.error('error: give --api-key sk_… (or set OBOLUS_SECRET_KEY).');
       // A refused key stops here, before a secret is kept for it.
       const account = await accountOfKey(options.apiUrl, apiKey);
+      // Signing (and its library) loads when the command runs, never for `--help` (decision 0260).
+      const { listenSecret } = await import('./listen-secret.ts');
       if (options.printSecret || !forwardTo) return console.log(listenSecret(options.apiUrl, account, apiKey));
       await listen({ ...options, apiKey, forwardTo }, account);
     });
@@ -103,6 +103,11 @@ class ApiRefusal extends Error {
 }
 
 async function listen(options: ListenOptions & { apiKey: string; forwardTo: string }, account: string): Promise<void> {
+  const [{ EventFollower }, { listenSecret }, { signMessage }] = await Promise.all([
+    import('./event-follower.ts'),
+    import('./listen-secret.ts'),
+    import('../domain/webhooks/signing.ts'),
+  ]);
   const follower = new EventFollower(eventsFetcher(options.apiUrl, options.apiKey));
   await follower.start();
   const secret = listenSecret(options.apiUrl, account, options.apiKey);
@@ -123,17 +128,23 @@ async function listen(options: ListenOptions & { apiKey: string; forwardTo: stri
   process.once('SIGTERM', stop);
   const session = { forwarded: 0, failed: 0, apiDown: false };
   while (!stopping) {
-    await pollOnce(follower, options, secret, { types: wanted, mode }, session);
+    await pollOnce(follower, options, { secret, sign: signMessage }, { types: wanted, mode }, session);
     await new Promise((resolve) => setTimeout(resolve, options.interval));
   }
   console.log(`Stopped: forwarded ${session.forwarded} event(s), ${session.failed} not answered with 2xx.`);
+}
+
+/** This machine's signing secret for the account, and how a delivery is signed with it. */
+interface Signer {
+  secret: string;
+  sign: typeof import('../domain/webhooks/signing.ts').signMessage;
 }
 
 /** Forwards what is new; an unreachable API is reported once and retried, a refused key ends the session. */
 async function pollOnce(
   follower: EventFollower,
   options: ListenOptions & { forwardTo: string },
-  secret: string,
+  signer: Signer,
   wanted: { types: string[] | undefined; mode: 'live' | 'sandbox' },
   session: { forwarded: number; failed: number; apiDown: boolean },
 ): Promise<void> {
@@ -142,7 +153,7 @@ async function pollOnce(
       if (event.mode !== wanted.mode) continue;
       if (wanted.types && !wanted.types.includes(event.type)) continue;
       session.forwarded++;
-      if (!(await forward(options.forwardTo, secret, event))) session.failed++;
+      if (!(await forward(options.forwardTo, signer, event))) session.failed++;
     }
     if (session.apiDown) console.error('Connected to the API again.');
     session.apiDown = false;
@@ -155,14 +166,14 @@ async function pollOnce(
 }
 
 /** Signs like a real delivery (webhook-id is the event id) and prints one line. */
-async function forward(url: string, secret: string, event: ListedEvent): Promise<boolean> {
+async function forward(url: string, signer: Signer, event: ListedEvent): Promise<boolean> {
   const body = JSON.stringify(event);
   const started = performance.now();
   const time = new Date().toISOString().slice(11, 19);
   try {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...signMessage([secret], event.id, Date.now(), body) },
+      headers: { 'content-type': 'application/json', ...signer.sign([signer.secret], event.id, Date.now(), body) },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(10_000),

@@ -1,10 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../config.ts';
-import { ApiError } from '../domain/errors.ts';
 import { registerAccountCommands } from './accounts.ts';
 import { registerAuditCommands } from './audit.ts';
 import { registerBackupCommands } from './backup.ts';
-import { databaseLabel } from './database-check.ts';
 import { registerDevCommands } from './dev.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerListen } from './listen.ts';
@@ -13,6 +10,12 @@ import { registerOriginCommands } from './origins.ts';
 import { registerServe } from './serve.ts';
 import { registerVerifyConnector } from './verify-connector.ts';
 import { registerWorker } from './worker.ts';
+
+/*
+ * What this file and the register… functions import at the top is all that `--help` and a usage
+ * error load: commander and the commands' definitions. A command's own modules (the server, the
+ * store, the domain) are imported by its action when it runs (decision 0260).
+ */
 
 /** Exit codes: 0 done, 1 failed, 2 wrong usage (unknown command, option or argument). */
 export const EXIT_USAGE = 2;
@@ -52,8 +55,13 @@ function addVerbose(program: Command): void {
   for (const command of program.commands.filter((c) => !WITHOUT_DATABASE.has(c.name())).flatMap(leaves)) {
     command.option('--verbose', 'print the database this command uses');
   }
-  program.hook('preAction', (_program, action) => {
-    if (action.opts().verbose) console.error(`database: ${databaseLabel(loadConfig().databaseUrl)}`);
+  program.hook('preAction', async (_program, action) => {
+    if (!action.opts().verbose) return;
+    const [{ loadConfig }, { databaseLabel }] = await Promise.all([
+      import('../config.ts'),
+      import('./database-check.ts'),
+    ]);
+    console.error(`database: ${databaseLabel(loadConfig().databaseUrl)}`);
   });
 }
 
@@ -66,15 +74,17 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    process.exitCode = exitCodeFor(error);
+    process.exitCode = await exitCodeFor(error);
   }
 }
 
-function exitCodeFor(error: unknown): number {
+async function exitCodeFor(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     // Commander has printed its one line (or the help) already.
     return error.exitCode === 0 ? 0 : EXIT_USAGE;
   }
+  // Loaded already when a command threw one: the import costs nothing then.
+  const { ApiError } = await import('../domain/errors.ts');
   if (error instanceof ApiError) {
     console.error(`error: ${error.message}`);
     return error.code === 'internal_error' ? 1 : EXIT_USAGE;

@@ -1,15 +1,21 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { openSecretBox } from '../crypto/master-key.ts';
-import { isPostgresUrl, migrateToLatest, openDatabase } from '../store/database.ts';
-import { migrationTimeouts } from '../store/postgres-pool.ts';
-import { resealSecrets } from '../store/repos/sealed-secrets.ts';
 
 export function registerMigrate(program: Command): void {
   program
     .command('migrate')
     .description('Bring the database schema up to date (serve does this too on start).')
     .action(async () => {
+      // The store loads when the command runs, never for `--help` (decision 0260).
+      const [{ loadConfig }, { openSecretBox }, { isPostgresUrl, migrateToLatest, openDatabase }, pool, sealed] =
+        await Promise.all([
+          import('../config.ts'),
+          import('../crypto/master-key.ts'),
+          import('../store/database.ts'),
+          import('../store/postgres-pool.ts'),
+          import('../store/repos/sealed-secrets.ts'),
+        ]);
+      const { migrationTimeouts } = pool;
+      const { resealSecrets } = sealed;
       const config = loadConfig();
       // Refused before any change when the master key is missing or malformed.
       const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';

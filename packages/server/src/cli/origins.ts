@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { allowedOrigins, setAllowedOrigins } from '../domain/allowed-origins.ts';
-import { CLI_ACTOR } from '../domain/audit.ts';
-import { ApiError } from '../domain/errors.ts';
 import { printJson, withServices } from './context.ts';
 
 /**
@@ -18,6 +15,11 @@ export function registerOriginCommands(program: Command): void {
     .description('Print the allowed origins of an account (none: any page may embed its widget).')
     .option('--json', 'print a JSON array')
     .action(async (id: string, options: { json?: boolean }) => {
+      // Imported when the command runs, never for `--help` (decision 0260).
+      const [{ allowedOrigins }, { ApiError }] = await Promise.all([
+        import('../domain/allowed-origins.ts'),
+        import('../domain/errors.ts'),
+      ]);
       const account = await withServices((s) => s.repos.accounts.find(id));
       if (!account) throw new ApiError('resource_missing', `No such account: ${id}`, 'id');
       const list = allowedOrigins(account);
@@ -29,6 +31,10 @@ export function registerOriginCommands(program: Command): void {
     .command('set <account-id> [origins...]')
     .description('Replace the allowed origins, e.g. https://shop.example https://www.shop.example (none: clear).')
     .action(async (id: string, list: string[]) => {
+      const [{ setAllowedOrigins }, { CLI_ACTOR }] = await Promise.all([
+        import('../domain/allowed-origins.ts'),
+        import('../domain/audit.ts'),
+      ]);
       const saved = await withServices(async (s) => {
         // Its audit event commits with the list (decision 0205).
         return setAllowedOrigins(s.repos.allowedOrigins, id, list, { by: { actor: CLI_ACTOR }, now: s.clock.now() });

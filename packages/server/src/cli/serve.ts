@@ -1,14 +1,12 @@
 import cluster from 'node:cluster';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
-import { type Config, developerLoopback, insecurePublicAddress, loadConfig } from '../config.ts';
-import { type DemoAccount, ensureDemoAccount, wantsDemoAccount } from '../demo-account.ts';
-import { createLogger, writeAfterLogs } from '../logger.ts';
-import { startServer } from '../server.ts';
-import { isPostgresUrl } from '../store/database.ts';
-import { dataDirectoryWarning } from '../store/file-modes.ts';
-import { MAX_WORKERS, runPrimary, runWorker } from './cluster.ts';
+import type { Config } from '../config.ts';
+import type { DemoAccount } from '../demo-account.ts';
 import type { Running } from './running.ts';
+
+/** The most processes `serve --workers` starts: far more than cores only adds switching. */
+export const MAX_WORKERS = 64;
 
 function parseWorkers(text: string): number {
   const n = Number(text);
@@ -37,6 +35,26 @@ export function registerServe(program: Command): void {
       1,
     )
     .action(async (options: { workers: number; demo?: boolean; dev?: boolean }, command: Command) => {
+      // The server loads when the command runs, never for `--help` (decision 0260).
+      const [
+        { developerLoopback, insecurePublicAddress, loadConfig },
+        { wantsDemoAccount },
+        logging,
+        store,
+        files,
+        processes,
+      ] = await Promise.all([
+        import('../config.ts'),
+        import('../demo-account.ts'),
+        import('../logger.ts'),
+        import('../store/database.ts'),
+        import('../store/file-modes.ts'),
+        import('./cluster.ts'),
+      ]);
+      const { createLogger, writeAfterLogs } = logging;
+      const { isPostgresUrl } = store;
+      const { dataDirectoryWarning } = files;
+      const { runPrimary, runWorker } = processes;
       let config = loadConfig();
       if (options.dev) {
         const developer = developerLoopback(config);
@@ -91,6 +109,10 @@ export function registerServe(program: Command): void {
 
 /** One process: the server, its background work, and the demo account on a first start when wanted. */
 async function serveOne(config: Config, logger: Logger, demoWanted: boolean): Promise<Running> {
+  const [{ startServer }, { ensureDemoAccount }] = await Promise.all([
+    import('../server.ts'),
+    import('../demo-account.ts'),
+  ]);
   const server = await startServer(config, logger, {
     onMigration: (name) => logger.info({ migration: name }, 'applied migration'),
   });

@@ -1,9 +1,5 @@
 import { type Command, Option } from 'commander';
-import { parseCheckoutConfig } from '../connectors/checkout/config.ts';
-import { createLiveConnector } from '../connectors/live.ts';
 import type { LiveConnectorConfig } from '../connectors/live-config.ts';
-import { parseStripeConfig } from '../connectors/stripe/config.ts';
-import { agreesWord, CHECKOUT_PLAN, STRIPE_PLAN, tableOf, verifyConnector } from '../connectors/verify.ts';
 
 /**
  * `obolus verify-connector --connector stripe|checkout`: the scripted payments of
@@ -33,6 +29,14 @@ export async function runVerifyConnector(
   env: NodeJS.ProcessEnv,
   print: { progress(line: string): void; out(text: string): void },
 ): Promise<number> {
+  // The connectors and their SDKs load when the command runs, never for `--help` (decision 0260).
+  const [{ parseCheckoutConfig }, { createLiveConnector }, { parseStripeConfig }, verify] = await Promise.all([
+    import('../connectors/checkout/config.ts'),
+    import('../connectors/live.ts'),
+    import('../connectors/stripe/config.ts'),
+    import('../connectors/verify.ts'),
+  ]);
+  const { agreesWord, CHECKOUT_PLAN, STRIPE_PLAN, tableOf, verifyConnector } = verify;
   const config: LiveConnectorConfig =
     connector === 'stripe'
       ? { name: 'stripe', stripe: parseStripeConfig(env, { sandbox: true }) }

@@ -1,10 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openServices } from '../services.ts';
-import { connectionLossLog } from '../workers/failure-log.ts';
-import { LEASE_MS, WebhookDispatcher } from '../workers/webhooks/dispatcher.ts';
-import { requireExistingDatabase } from './database-check.ts';
 
 /**
  * `obolus worker`: webhook delivery and event retention without the HTTP API. Run any
@@ -16,6 +10,18 @@ export function registerWorker(program: Command): void {
     .command('worker')
     .description('Deliver webhooks (and prune old events) without serving HTTP; run as many as you like.')
     .action(async () => {
+      // The service loads when the command runs, never for `--help` (decision 0260).
+      const [{ loadConfig }, { createLogger }, { openServices }, { connectionLossLog }, dispatching, check] =
+        await Promise.all([
+          import('../config.ts'),
+          import('../logger.ts'),
+          import('../services.ts'),
+          import('../workers/failure-log.ts'),
+          import('../workers/webhooks/dispatcher.ts'),
+          import('./database-check.ts'),
+        ]);
+      const { LEASE_MS, WebhookDispatcher } = dispatching;
+      const { requireExistingDatabase } = check;
       const config = loadConfig();
       await requireExistingDatabase(config);
       const logger = createLogger(config.logLevel);

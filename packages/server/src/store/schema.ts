@@ -304,6 +304,27 @@ export interface SignInFailuresTable {
   failed_at: number;
 }
 
+/**
+ * Totals of an account's transactions per UTC day of their creation (migration 0160, decision
+ * 0261), kept by triggers on `transactions`; a day may have several rows (`slot`), to be summed.
+ */
+export interface DailyTotalsTable {
+  account_id: string;
+  mode: 'live' | 'sandbox';
+  /** created_at / 86 400 000 of the transactions counted. */
+  day: number;
+  currency: string;
+  slot: number;
+  /** Captured: Settled, Refunded, Partially refunded, Chargeback. */
+  settled_count: number;
+  settled_amount: number;
+  /** Finished without a capture (declined, failed, voided, authorized and not captured yet). */
+  unpaid_count: number;
+  refunded_amount: number;
+  chargeback_count: number;
+  chargeback_amount: number;
+}
+
 export interface RateCountersTable {
   /** What is counted, e.g. payment_failures. */
   scope: string;
@@ -336,6 +357,7 @@ export interface Database {
   sign_in_failures: SignInFailuresTable;
   dashboard_form_uses: DashboardFormUsesTable;
   rate_counters: RateCountersTable;
+  daily_totals: DailyTotalsTable;
   processor_events: ProcessorEventsTable;
 }
 

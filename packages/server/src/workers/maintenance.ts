@@ -4,6 +4,7 @@ import { auditRetentionMs } from '../domain/audit.ts';
 import { CHECKOUT_START_WINDOW_MS } from '../domain/hosted-checkout.ts';
 import { IDEMPOTENCY_RETENTION_MS } from '../domain/idempotency.ts';
 import type { Services } from '../services.ts';
+import { refreshPlannerStatistics } from '../store/planner-statistics.ts';
 import { type Periodic, periodic } from './periodic.ts';
 
 /** Periodic housekeeping of one process: see maintainOnce. `stop()` waits for a pass under way. */
@@ -15,7 +16,7 @@ export function startMaintenance(services: Services, logger: Logger, everyMs = 1
  * Drops idempotency keys past their 24 h retention, and card-ciphertext uses past the age
  * at which the ciphertext would be refused anyway (a minute later, for clocks that differ),
  * and hosted-checkout and rate counters of windows that have ended, and audit events past
- * their retention.
+ * their retention; refreshes SQLite's planner statistics.
  */
 export async function maintainOnce(services: Services, logger: Logger): Promise<void> {
   try {
@@ -29,6 +30,8 @@ export async function maintainOnce(services: Services, logger: Logger): Promise<
     // The audit trail past its retention (OBOLUS_AUDIT_RETENTION_DAYS, at least a year).
     const audited = await services.repos.audit.pruneBefore(now - auditRetentionMs(services.config.auditRetentionDays));
     if (audited > 0) logger.info({ removed: audited }, 'pruned audit events past their retention');
+    // The SQLite planner's statistics, for a store that grew since (decision 0262).
+    if (services.database.sqlite) refreshPlannerStatistics(services.database.sqlite.writer);
   } catch (error) {
     logger.error({ err: error }, 'maintenance failed');
   }

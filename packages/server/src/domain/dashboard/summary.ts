@@ -12,10 +12,22 @@ export interface DaySettled {
   count: number;
 }
 
+/** An account's transactions created on one UTC day (`day`: its midnight in ms), totalled. */
+export interface DayTotals {
+  day: number;
+  /** Captured (settled, refunded in part or whole, charged back) and their amount. */
+  settledCount: number;
+  settledAmount: number;
+  /** Finished without a capture: declined, failed, voided, authorized and not captured yet. */
+  unpaidCount: number;
+  refundedAmount: number;
+  chargebackCount: number;
+  chargebackAmount: number;
+}
+
 export interface SummaryStore {
-  settledPerDay(accountId: string, mode: Mode, since: number): Promise<DaySettled[]>;
-  /** Finished attempts since `since`: captured, and declined or failed. */
-  outcomes(accountId: string, mode: Mode, since: number): Promise<{ succeeded: number; failed: number }>;
+  /** The days since `since` (a UTC midnight) that have any, oldest first. */
+  totalsPerDay(accountId: string, mode: Mode, since: number): Promise<DayTotals[]>;
 }
 
 export interface Summary {
@@ -36,20 +48,19 @@ export async function dashboardSummary(
 ): Promise<Summary> {
   const today = Math.floor(clock.now() / DAY) * DAY;
   const since = today - (SUMMARY_DAYS - 1) * DAY;
-  const [settled, outcomes] = await Promise.all([
-    store.settledPerDay(account.id, mode, since),
-    store.outcomes(account.id, mode, since),
-  ]);
-  const byDay = new Map(settled.map((d) => [d.day, d]));
+  const totals = await store.totalsPerDay(account.id, mode, since);
+  const byDay = new Map(totals.map((d) => [d.day, d]));
   const days = Array.from({ length: SUMMARY_DAYS }, (_, i) => {
     const day = since + i * DAY;
-    return byDay.get(day) ?? { day, amount: 0, count: 0 };
+    const found = byDay.get(day);
+    return { day, amount: found?.settledAmount ?? 0, count: found?.settledCount ?? 0 };
   });
-  const finished = outcomes.succeeded + outcomes.failed;
+  const succeeded = totals.reduce((sum, d) => sum + d.settledCount, 0);
+  const finished = succeeded + totals.reduce((sum, d) => sum + d.unpaidCount, 0);
   return {
     days,
     totalAmount: days.reduce((sum, d) => sum + d.amount, 0),
     totalCount: days.reduce((sum, d) => sum + d.count, 0),
-    successRate: finished === 0 ? null : outcomes.succeeded / finished,
+    successRate: finished === 0 ? null : succeeded / finished,
   };
 }

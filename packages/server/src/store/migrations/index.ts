@@ -19,6 +19,8 @@ import * as m0110 from './0110-sessions-and-audit-trail.ts';
 import * as m0140 from './0140-cancel-and-manual-capture.ts';
 import * as m0141 from './0141-captured-part-of-an-authorization.ts';
 import * as m0142 from './0142-refunds-as-objects.ts';
+import * as m0160 from './0160-daily-totals.ts';
+import * as m0161 from './0161-payment-status-filter-indexes.ts';
 
 /** Every migration, in order. A new migration is a new file and a new line here; never edit an old one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +44,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0140-cancel-and-manual-capture': m0140,
   '0141-captured-part-of-an-authorization': m0141,
   '0142-refunds-as-objects': m0142,
+  '0160-daily-totals': m0160,
+  '0161-payment-status-filter-indexes': m0161,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,53 +1,48 @@
-import { type Kysely, sql } from 'kysely';
-import type { DaySettled, SummaryStore } from '../../domain/dashboard/summary.ts';
+import type { Kysely } from 'kysely';
+import type { DayTotals, SummaryStore } from '../../domain/dashboard/summary.ts';
 import type { Mode } from '../../domain/intents.ts';
-import { CAPTURED_STATUSES, TX_STATUS } from '../../domain/transactions.ts';
 import type { Database } from '../schema.ts';
 
 const DAY_MS = 86_400_000;
 
-/** Aggregates over an account's transactions for the dashboard's home page. */
+/**
+ * The dashboard home's figures, from the daily totals the database keeps with every
+ * transaction (migration 0160, decision 0261): at most a row per day and slot, however many
+ * payments the days had.
+ */
 export class DashboardStatsRepository implements SummaryStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
   }
 
-  async settledPerDay(accountId: string, mode: Mode, since: number): Promise<DaySettled[]> {
-    // Integer division on both engines (bigint / integer on PostgreSQL): the UTC day number.
-    const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+  async totalsPerDay(accountId: string, mode: Mode, since: number): Promise<DayTotals[]> {
     const rows = await this.#db
-      .selectFrom('transactions')
-      .select([
-        day.as('day'),
-        (eb) => eb.fn.sum<number>('amount').as('volume'),
-        (eb) => eb.fn.countAll<number>().as('n'),
+      .selectFrom('daily_totals')
+      .select((eb) => [
+        'day',
+        eb.fn.sum<number>('settled_count').as('settled_count'),
+        eb.fn.sum<number>('settled_amount').as('settled_amount'),
+        eb.fn.sum<number>('unpaid_count').as('unpaid_count'),
+        eb.fn.sum<number>('refunded_amount').as('refunded_amount'),
+        eb.fn.sum<number>('chargeback_count').as('chargeback_count'),
+        eb.fn.sum<number>('chargeback_amount').as('chargeback_amount'),
       ])
       .where('account_id', '=', accountId)
       .where('mode', '=', mode)
-      .where('created_at', '>=', since)
-      .where('status', 'in', [...CAPTURED_STATUSES])
-      .groupBy(day)
+      .where('day', '>=', Math.floor(since / DAY_MS))
+      .groupBy('day')
+      .orderBy('day')
       .execute();
-    return rows.map((row) => ({ day: Number(row.day) * DAY_MS, amount: Number(row.volume), count: Number(row.n) }));
-  }
-
-  async outcomes(accountId: string, mode: Mode, since: number): Promise<{ succeeded: number; failed: number }> {
-    const rows = await this.#db
-      .selectFrom('transactions')
-      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('account_id', '=', accountId)
-      .where('mode', '=', mode)
-      .where('created_at', '>=', since)
-      .where('status', '!=', TX_STATUS.pending)
-      .groupBy('status')
-      .execute();
-    let succeeded = 0;
-    let failed = 0;
-    for (const row of rows) {
-      if ((CAPTURED_STATUSES as readonly number[]).includes(row.status)) succeeded += Number(row.n);
-      else failed += Number(row.n);
-    }
-    return { succeeded, failed };
+    // PostgreSQL answers sums of bigint as text.
+    return rows.map((row) => ({
+      day: Number(row.day) * DAY_MS,
+      settledCount: Number(row.settled_count),
+      settledAmount: Number(row.settled_amount),
+      unpaidCount: Number(row.unpaid_count),
+      refundedAmount: Number(row.refunded_amount),
+      chargebackCount: Number(row.chargeback_count),
+      chargebackAmount: Number(row.chargeback_amount),
+    }));
   }
 }

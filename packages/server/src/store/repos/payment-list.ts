@@ -15,7 +15,8 @@ import { toTransaction } from './transactions.ts';
 
 /**
  * The dashboard's Payments list: payment intents of one mode, newest first, with the
- * indexes of migration 0050 (account, mode[, status], created_at, id) behind every page.
+ * indexes of migration 0050 (account, mode, created_at, id) behind every page, and of 0161
+ * (the same, of one rare status) behind a filter by one of those statuses.
  */
 export class PaymentListRepository implements PaymentListStore {
   readonly #db: Kysely<Database>;
@@ -40,7 +41,9 @@ export class PaymentListRepository implements PaymentListStore {
     if (filter.status !== undefined) {
       const intentStatus = INTENT_STATUS_OF[filter.status];
       const paidStatus = PAID_STATUS_OF[filter.status];
-      if (intentStatus !== undefined) query = query.where('payment_intents.status', '=', intentStatus);
+      // A literal, not a parameter: the planners match it to the partial index of a rare status
+      // (migration 0161, decision 0263); the statuses are a closed list of ours.
+      if (intentStatus !== undefined) query = query.where('payment_intents.status', '=', sql.lit(intentStatus));
       if (paidStatus !== undefined) {
         // What became of the money is the paid attempt's status: one primary-key probe a row.
         query = query
