@@ -8,6 +8,7 @@ import { ApiError } from '../errors.ts';
 import { intentEvent, type Mode, type PaymentIntent } from '../intents.ts';
 import type { ProductStore } from '../products.ts';
 import { NOT_YET_PROCESSED, type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
+import { WindowFull } from '../window-counters.ts';
 import { type CardBindingDeps, openBoundCard, refuseReplayed } from './card-binding.ts';
 import { MAX_FAILED_ATTEMPTS_PER_INTENT } from './failure-limiter.ts';
 import { newChallengeToken, type OutcomeDeps, type PaymentOutcome, recordOutcome } from './outcome.ts';
@@ -100,19 +101,15 @@ export async function confirmPayment(deps: ConfirmDeps, input: ConfirmIn): Promi
   const now = deps.clock.now();
   assertPayable(intent, now);
   await assertProductUnchanged(deps, intent);
-  // The card-testing slot is taken before anything reaches the processor (decision 0200),
-  // and given back when no attempt began.
-  if (!(await deps.limiter.reserve(input.clientIp, now))) {
-    // Slots held by racing confirms of this very intent: say what the intent is now, if that is why.
+  // A network at its card-testing limit is refused before its card is opened. The slot itself
+  // is taken atomically with the attempt, by the one confirm that wins the intent (decision 0270).
+  if (await deps.limiter.isBlocked(input.clientIp)) {
+    // The last slot may be this intent's, taken by a racing confirm with the attempt it began
+    // (both commit together): then say what the intent is now.
     assertPayable((await deps.intents.find(intent.accountId, intent.id)) ?? intent, now);
-    throw new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
+    throw rateLimited();
   }
-  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now).catch(
-    async (error: unknown) => {
-      await deps.limiter.release(input.clientIp, now);
-      throw error;
-    },
-  );
+  const { started, pending, card, processor } = await beginAttempt(deps, input, intent, now);
   crashPoint('after_attempt_recorded');
   const challengeToken = newChallengeToken();
   const outcome = await processor
@@ -147,10 +144,18 @@ async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, intent: Payment
   const started = await deps.store
     .beginAttempt(
       pending,
-      { now, maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT, ciphertext: opened.use },
+      {
+        now,
+        maxFailedAttempts: MAX_FAILED_ATTEMPTS_PER_INTENT,
+        ciphertext: opened.use,
+        slot: deps.limiter.slot(input.clientIp, now),
+      },
       (after) => [intentEvent('payment_intent.processing', after), transactionEvent('transaction.created', pending)],
     )
-    .catch(refuseReplayed);
+    .catch((error: unknown) => {
+      if (error instanceof WindowFull) throw rateLimited();
+      return refuseReplayed(error);
+    });
   if (!started) {
     // Someone else changed the intent since we read it: say what it is now.
     const current = (await deps.intents.find(intent.accountId, intent.id)) ?? intent;
@@ -164,6 +169,10 @@ async function beginAttempt(deps: ConfirmDeps, input: ConfirmIn, intent: Payment
     throw new ApiError('payment_in_progress', 'This payment is already being processed.');
   }
   return { started, pending, card, processor };
+}
+
+function rateLimited(): ApiError {
+  return new ApiError('rate_limited', 'Too many failed payments from this network. Try again in a minute.');
 }
 
 function processorFailure(_error: unknown): string {

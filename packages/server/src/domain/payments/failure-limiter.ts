@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import { MINUTE } from '../../clock.ts';
 import { clientNetwork } from '../client-network.ts';
-import type { WindowCounters } from '../window-counters.ts';
+import type { WindowCounters, WindowSlot } from '../window-counters.ts';
 
 /** Declined or failed attempts an intent may have before it refuses more (card testing). */
 export const MAX_FAILED_ATTEMPTS_PER_INTENT = 10;
@@ -13,8 +13,10 @@ const SCOPE = 'payment_failures';
  * Card-testing limit per client network (an IPv4 address, an IPv6 /64) per minute, in
  * counters every process shares (docs/decisions/0008-card-testing-limits.md, 0071, 0200).
  * A slot is taken atomically before the processor is called, for every attempt in flight or
- * failed; a payment that succeeds gives its slot back. So N racing confirms from one network
- * reach the processor at most `limit` times a minute, whatever the number of processes.
+ * failed, in the very write that begins the attempt (`slot`); a payment that succeeds gives its
+ * slot back. So N racing confirms from one network reach the processor at most `limit` times a
+ * minute, whatever the number of processes, and confirms that lose an intent's compare-and-set
+ * take none (decision 0270).
  */
 export class FailureLimiter {
   readonly #counters: WindowCounters;
@@ -27,9 +29,9 @@ export class FailureLimiter {
     this.#limit = limit;
   }
 
-  /** Takes a slot for an attempt started at `at` (its createdAt); false when the network's minute is full. */
-  async reserve(ip: string, at: number = this.#clock.now()): Promise<boolean> {
-    return (await this.#counters.reserve(SCOPE, clientNetwork(ip), MINUTE, at, this.#limit)) !== null;
+  /** The slot an attempt started at `at` takes, for the store to take with the attempt (PaymentStore.beginAttempt). */
+  slot(ip: string, at: number): WindowSlot {
+    return { scope: SCOPE, subject: clientNetwork(ip), windowMs: MINUTE, now: at, limit: this.#limit };
   }
 
   /** Gives back the slot of an attempt started at `at` that never failed (succeeded, or never began). */

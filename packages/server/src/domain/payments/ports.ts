@@ -1,6 +1,7 @@
 import type { EventDraft } from '../events.ts';
 import type { CancellationReason, Mode, PaymentIntent } from '../intents.ts';
 import type { Transaction } from '../transactions.ts';
+import type { WindowSlot } from '../window-counters.ts';
 import type { CiphertextUse } from './card-binding.ts';
 
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
@@ -8,13 +9,14 @@ export interface PaymentStore {
   /**
    * Compare-and-set: requires_payment | failed -> processing, only while the intent is not
    * expired, under the failed-attempt cap and still of the attempt's amount, inserting `tx` as its pending attempt and
-   * recording the use of its card's ciphertext. Answers the intent after the change, or null
-   * when another request got there first; throws CiphertextReplayed, changing nothing, when
-   * the ciphertext was used before.
+   * recording the use of its card's ciphertext and taking the card-testing `slot` of its client
+   * network. Answers the intent after the change, or null when another request got there first
+   * (no slot taken); throws, changing nothing, CiphertextReplayed when the ciphertext was used
+   * before and WindowFull when the network's window has no slot left.
    */
   beginAttempt(
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null>;
 

@@ -4,11 +4,13 @@ import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts'
 import { CiphertextReplayed, type CiphertextUse } from '../../domain/payments/card-binding.ts';
 import type { PaymentStore } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
+import { WindowFull, type WindowSlot } from '../../domain/window-counters.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
 import { toIntent } from './intents.ts';
+import { reserveSlot } from './rate-counters.ts';
 import { toTransaction, transactionRow } from './transactions.ts';
 
 type AttemptsQuery = SelectQueryBuilder<Database, 'transactions', Selectable<Database['transactions']>>;
@@ -31,7 +33,7 @@ export class PaymentsRepository implements PaymentStore {
 
   beginAttempt(
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse },
+    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<PaymentIntent | null> {
     return this.#writes.run(async (trx) => {
@@ -53,6 +55,9 @@ export class PaymentsRepository implements PaymentStore {
       await trx.insertInto('transactions').values(transactionRow(tx)).execute();
       const intent = toIntent(won);
       await appendEvents(trx, events(intent), rules.now);
+      // Last, so the network's counter row is locked for the shortest time; only the winner of
+      // the compare-and-set above takes a slot (decision 0270).
+      if (!(await reserveSlot(trx, rules.slot))) throw new WindowFull();
       return intent;
     });
   }

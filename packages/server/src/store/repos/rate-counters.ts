@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { SharedWindowTotals, WindowCount } from '../../domain/shared-windows.ts';
-import type { WindowCounters } from '../../domain/window-counters.ts';
+import type { WindowCounters, WindowSlot } from '../../domain/window-counters.ts';
 import type { Database } from '../schema.ts';
 
 const PROCESSES = 'rate_processes';
@@ -28,29 +28,14 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
     return Number(row.count);
   }
 
-  async reserve(
+  reserve(
     scope: string,
     subject: string,
     windowMs: number,
     now: number,
     limit: number,
   ): Promise<{ windowStart: number; count: number } | null> {
-    if (limit <= 0) return null;
-    const windowStart = now - (now % windowMs);
-    // The conflict's update runs only under the limit: a full window returns no row, and two
-    // racing reservations are ordered by the row lock (PostgreSQL) or the one writer (SQLite).
-    const row = await this.#db
-      .insertInto('rate_counters')
-      .values({ scope, subject, window_start: windowStart, count: 1, expires_at: windowStart + windowMs })
-      .onConflict((oc) =>
-        oc
-          .columns(['scope', 'subject', 'window_start'])
-          .doUpdateSet({ count: sql`rate_counters.count + 1` })
-          .where('rate_counters.count', '<', limit),
-      )
-      .returning('count')
-      .executeTakeFirst();
-    return row ? { windowStart, count: Number(row.count) } : null;
+    return reserveSlot(this.#db, { scope, subject, windowMs, now, limit });
   }
 
   async release(scope: string, subject: string, windowStart: number): Promise<void> {
@@ -132,4 +117,32 @@ export class RateCountersRepository implements WindowCounters, SharedWindowTotal
     const result = await this.#db.deleteFrom('rate_counters').where('expires_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/**
+ * Takes `slot` in one statement, in `db` or inside a transaction's unit (the card-testing slot of
+ * a payment attempt is taken with the attempt, decision 0270): the window's start and its count
+ * with this slot when taken, null when full.
+ */
+export async function reserveSlot(
+  db: Kysely<Database>,
+  slot: WindowSlot,
+): Promise<{ windowStart: number; count: number } | null> {
+  const { scope, subject, windowMs, now, limit } = slot;
+  if (limit <= 0) return null;
+  const windowStart = now - (now % windowMs);
+  // The conflict's update runs only under the limit: a full window returns no row, and two
+  // racing reservations are ordered by the row lock (PostgreSQL) or the one writer (SQLite).
+  const row = await db
+    .insertInto('rate_counters')
+    .values({ scope, subject, window_start: windowStart, count: 1, expires_at: windowStart + windowMs })
+    .onConflict((oc) =>
+      oc
+        .columns(['scope', 'subject', 'window_start'])
+        .doUpdateSet({ count: sql`rate_counters.count + 1` })
+        .where('rate_counters.count', '<', limit),
+    )
+    .returning('count')
+    .executeTakeFirst();
+  return row ? { windowStart, count: Number(row.count) } : null;
 }
