@@ -103,7 +103,8 @@ export function withSecondProcess(engine: Engine, use: (t: TestServer, other: Se
     t = await startTestServer(engine);
     other = await startSecondProcess(t);
     use(t, other);
-  }, 30_000);
+    // The suite's hookTimeout (vitest.config.ts): a server and a process start on a loaded machine.
+  }, 60_000);
   afterAll(async () => {
     await other?.stop();
     await t?.close();
