@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts'],
+    // No child process a file started outlives it (test/support/children.ts).
+    setupFiles: ['packages/server/test/support/setup-children.ts'],
     // Each file gets fresh accounts and its own database; files run in parallel processes.
     pool: 'forks',
     // Most of the suite waits (browsers, child processes, the acquirer doubles' timeouts) rather

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
+import { killOnExit } from './support/children.ts';
 import { ENGINES } from './support/engines.ts';
 import { limits } from './support/rate-limits.ts';
 import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
@@ -106,6 +107,7 @@ async function floodFromAnotherProcess(url: string, key: string, loops: number, 
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, key, String(loops), String(ms)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  killOnExit(child);
   // In production the noisy merchant's server is another machine: here it yields the CPU first.
   if (child.pid) setPriority(child.pid, 10);
   let out = '';

@@ -10,6 +10,9 @@ import { merchant, signInHttp } from './support/dashboard.ts';
 import { PG_URL } from './support/engines.ts';
 import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 
+/** Five `obolus` starts in one test: about 4 s each on a loaded 2-core CI machine, where 30 s was close. */
+const CLI_TEST_TIMEOUT_MS = 90_000;
+
 const intentsIn = (file: string) => {
   const db = new Sqlite(file, { readonly: true });
   try {
@@ -88,34 +91,38 @@ describe('obolus backup and restore (SQLite)', () => {
     expect(modeOf(restoredTo).toString(8)).toBe('600');
   });
 
-  it('restore refuses a database in use, ends restored sessions, and names what was rolled after the backup (issue 25 item 11)', async () => {
-    const env = { OBOLUS_DATABASE_URL: t.database.url };
-    const shopWithPassword = await merchant(t);
-    await signInHttp(t, shopWithPassword.email);
-    const file = join(dir(), 'before-roll.db');
-    expect((await runCli(['backup', file], env)).code).toBe(0);
-    utimesSync(file, new Date(Date.now() - 2000), new Date(Date.now() - 2000));
-    expect((await runCli(['keys', 'roll', shopWithPassword.id], env)).code).toBe(0);
-    // The running server holds its database: restoring over it is refused, nothing written.
-    const inUse = await runCli(['restore', file], env);
-    expect(inUse.code).toBe(1);
-    expect(inUse.stderr).toContain(`in use by process ${process.pid}`);
-    // A copy of today's database (with the roll and a session), then the older backup over it.
-    const today = join(dir(), 'today.db');
-    expect((await runCli(['backup', today], env)).code).toBe(0);
-    const restore = await runCli(['restore', file], { OBOLUS_DATABASE_URL: today });
-    expect(restore.stderr).toBe('');
-    expect(restore.code).toBe(0);
-    expect(restore.stdout).toMatch(/Ended [1-9]\d* dashboard sessions? restored with it/);
-    expect(restore.stdout).toContain('roll them again');
-    expect(restore.stdout).toMatch(new RegExp(`secret_key\\.rolled  ${shopWithPassword.id}`));
-    const db = new Sqlite(today, { readonly: true });
-    try {
-      expect((db.prepare('select count(*) as n from dashboard_sessions').get() as { n: number }).n).toBe(0);
-    } finally {
-      db.close();
-    }
-  });
+  it(
+    'restore refuses a database in use, ends restored sessions, and names what was rolled after the backup (issue 25 item 11)',
+    async () => {
+      const env = { OBOLUS_DATABASE_URL: t.database.url };
+      const shopWithPassword = await merchant(t);
+      await signInHttp(t, shopWithPassword.email);
+      const file = join(dir(), 'before-roll.db');
+      expect((await runCli(['backup', file], env)).code).toBe(0);
+      utimesSync(file, new Date(Date.now() - 2000), new Date(Date.now() - 2000));
+      expect((await runCli(['keys', 'roll', shopWithPassword.id], env)).code).toBe(0);
+      // The running server holds its database: restoring over it is refused, nothing written.
+      const inUse = await runCli(['restore', file], env);
+      expect(inUse.code).toBe(1);
+      expect(inUse.stderr).toContain(`in use by process ${process.pid}`);
+      // A copy of today's database (with the roll and a session), then the older backup over it.
+      const today = join(dir(), 'today.db');
+      expect((await runCli(['backup', today], env)).code).toBe(0);
+      const restore = await runCli(['restore', file], { OBOLUS_DATABASE_URL: today });
+      expect(restore.stderr).toBe('');
+      expect(restore.code).toBe(0);
+      expect(restore.stdout).toMatch(/Ended [1-9]\d* dashboard sessions? restored with it/);
+      expect(restore.stdout).toContain('roll them again');
+      expect(restore.stdout).toMatch(new RegExp(`secret_key\\.rolled  ${shopWithPassword.id}`));
+      const db = new Sqlite(today, { readonly: true });
+      try {
+        expect((db.prepare('select count(*) as n from dashboard_sessions').get() as { n: number }).n).toBe(0);
+      } finally {
+        db.close();
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
   it('warns when the data directory is readable by its group or everyone', () => {
     const open = mkdtempSync(join(tmpdir(), 'obolus-modes-'));
@@ -131,29 +138,33 @@ describe('obolus backup and restore (SQLite)', () => {
     }
   });
 
-  it('restore refuses a damaged file, a file that is not Obolus, and one from a newer version, changing nothing', async () => {
-    const target = join(dir(), 'target.db');
-    const garbage = join(dir(), 'garbage.db');
-    writeFileSync(garbage, 'not a database at all');
-    const other = join(dir(), 'other.db');
-    new Sqlite(other).exec('create table x (y)').close();
-    const newer = join(dir(), 'newer.db');
-    expect((await runCli(['backup', newer], { OBOLUS_DATABASE_URL: t.database.url })).code).toBe(0);
-    new Sqlite(newer)
-      .exec("insert into kysely_migration (name, timestamp) values ('9999_from_the_future', 'x')")
-      .close();
-    for (const [file, reason] of [
-      [garbage, 'is not a SQLite database'],
-      [other, 'is not an Obolus database'],
-      [newer, 'comes from a newer Obolus (migration 9999_from_the_future)'],
-      [join(dir(), 'missing.db'), 'does not exist'],
-    ] as const) {
-      const result = await runCli(['restore', file], { OBOLUS_DATABASE_URL: target });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(reason);
-    }
-    expect(existsSync(target)).toBe(false);
-  });
+  it(
+    'restore refuses a damaged file, a file that is not Obolus, and one from a newer version, changing nothing',
+    async () => {
+      const target = join(dir(), 'target.db');
+      const garbage = join(dir(), 'garbage.db');
+      writeFileSync(garbage, 'not a database at all');
+      const other = join(dir(), 'other.db');
+      new Sqlite(other).exec('create table x (y)').close();
+      const newer = join(dir(), 'newer.db');
+      expect((await runCli(['backup', newer], { OBOLUS_DATABASE_URL: t.database.url })).code).toBe(0);
+      new Sqlite(newer)
+        .exec("insert into kysely_migration (name, timestamp) values ('9999_from_the_future', 'x')")
+        .close();
+      for (const [file, reason] of [
+        [garbage, 'is not a SQLite database'],
+        [other, 'is not an Obolus database'],
+        [newer, 'comes from a newer Obolus (migration 9999_from_the_future)'],
+        [join(dir(), 'missing.db'), 'does not exist'],
+      ] as const) {
+        const result = await runCli(['restore', file], { OBOLUS_DATABASE_URL: target });
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(reason);
+      }
+      expect(existsSync(target)).toBe(false);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
   it.runIf(PG_URL)('on PostgreSQL points to pg_dump and pg_restore', async () => {
     const result = await runCli(['backup', '/tmp/never.db'], { OBOLUS_DATABASE_URL: PG_URL as string });

@@ -65,6 +65,40 @@ describe.each(ENGINES)('card-testing slots taken before the processor (%s)', (en
   }, 60_000);
 });
 
+describe.each(ENGINES)('card-testing slots taken by the attempt that begins (%s)', (engine) => {
+  let t: TestServer;
+  const clock = new ManualClock(Date.UTC(2026, 10, 5, 12));
+  beforeAll(async () => {
+    t = await startTestServer(engine, { clock });
+  });
+  afterAll(() => t.close());
+
+  it('30 confirms of one intent at once, with one slot left: the intent refuses 29, none is rate_limited', async () => {
+    const shop = await t.newAccount();
+    // 3-D Secure: an attempt stays in flight, holding its slot, until the shopper answers.
+    for (let i = 1; i < MAX_FAILURES_PER_IP_PER_MINUTE; i++) {
+      const other = await createIntent(t, shop.secretKey);
+      const res = await confirm(t, shop.clientKey, other.client_secret, card('4000000000003220'));
+      expect(res.json.status).toBe('requires_action');
+    }
+    const intent = await createIntent(t, shop.secretKey);
+    const jwes = await Promise.all(
+      Array.from({ length: 30 }, () => encryptCard(t, intent.client_secret, card('4000000000003220'))),
+    );
+    const answers = await Promise.all(
+      jwes.map((jwe) => confirm(t, shop.clientKey, intent.client_secret, null, { jwe })),
+    );
+    expect(answers.filter((a) => a.status === 200).map((a) => a.json.status)).toEqual(['requires_action']);
+    expect(answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.json.error.code}`)).toEqual(
+      Array.from({ length: 29 }, () => '409 payment_in_progress'),
+    );
+    // The winner took the last slot.
+    const last = await createIntent(t, shop.secretKey);
+    const refused = await confirm(t, shop.clientKey, last.client_secret, card('4000000000003220'));
+    expect(`${refused.status} ${refused.json.error.code}`).toBe('429 rate_limited');
+  }, 60_000);
+});
+
 describe.each(ENGINES)('card-testing slots given back (%s)', (engine) => {
   let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 12));

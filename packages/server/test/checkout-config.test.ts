@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import type { LiveConnectorConfig } from '../src/connectors/live-config.ts';
+import { killOnExit } from './support/children.ts';
 import { OBOLUS_BIN } from './support/cli.ts';
 
 const LIVE_KEY = `sk_${'abcdefgh'.repeat(3)}234`;
@@ -74,6 +75,7 @@ describe('OBOLUS_LIVE_CONNECTOR=checkout and OBOLUS_CHECKOUT_*', () => {
     const child = spawn(process.execPath, [OBOLUS_BIN, 'dev', 'checkout-double', '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    killOnExit(child);
     try {
       let out = '';
       await new Promise<void>((resolve, reject) => {

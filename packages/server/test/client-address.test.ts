@@ -119,7 +119,8 @@ describe.each(ENGINES)('card-testing limit per client (%s)', (engine) => {
     } finally {
       await second.stop();
     }
-  });
+    // Up to 20 s waiting for a fresh minute, then a process start and 21 payments on a loaded machine.
+  }, 90_000);
 });
 
 describe('a proxy in front with no trust configured', () => {

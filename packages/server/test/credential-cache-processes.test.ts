@@ -26,14 +26,19 @@ describe.each(ENGINES)('a secret key rolled with no grace, across processes (%s)
     const rolledAt = Date.now();
     expect(await listAt(t.url, shop.secretKey)).toBe(401);
     expect(await listAt(t.url, secretKey)).toBe(200);
-    let status = await listAt(other.url, shop.secretKey);
-    while (status === 200 && Date.now() - rolledAt < 3000) {
+    // The other process remembered the key before the roll, for one second at most: a request
+    // sent a second after the roll or later is refused, however long a loaded machine takes to
+    // answer it: every request it lets through was sent within that second.
+    for (;;) {
+      const sentAt = Date.now();
+      const status = await listAt(other.url, shop.secretKey);
+      if (status !== 200) {
+        expect(status).toBe(401);
+        break;
+      }
+      expect(sentAt - rolledAt, 'the old key still worked a second after the roll').toBeLessThan(1000);
       await new Promise((r) => setTimeout(r, 50));
-      status = await listAt(other.url, shop.secretKey);
     }
-    expect(status).toBe(401);
-    // One second of cache, plus the time a loaded machine takes to answer a request.
-    expect(Date.now() - rolledAt).toBeLessThan(1500);
     expect(await listAt(other.url, secretKey)).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
 import { paymentsForAttempt } from './support/checkout-double.ts';
-import { ENGINES } from './support/engines.ts';
+import { ENGINES, turnsOf } from './support/engines.ts';
 import { type LiveCheckout, startLiveCheckout } from './support/live-stripe.ts';
 import { fillCard, openHostPage, results } from './support/widget-pages.ts';
 
@@ -45,10 +45,13 @@ describe.each(ENGINES)(
     const issuerOf = (widget: Awaited<ReturnType<typeof open>>['widget']) =>
       widget.frameLocator('iframe[title^="3-D Secure"]').frameLocator('iframe#issuer');
 
-    it.each([
-      [1280, false],
-      [375, true],
-    ])(
+    // One width and theme per engine, each paying on its own engine (decision 0271).
+    it.each(
+      turnsOf(engine, [
+        [1280, false],
+        [375, true],
+      ] as const),
+    )(
       '3-D Secure through Checkout.com inside the widget (%ipx, dark: %s): authenticated, it pays once',
       async (width, dark) => {
         const { intent, page, widget } = await open(4200, { width, dark });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
-import { ENGINES } from './support/engines.ts';
+import { ENGINES, turnsOf } from './support/engines.ts';
 import { type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 import { fillCard, openHostPage, results } from './support/widget-pages.ts';
@@ -71,10 +71,13 @@ describe.each(ENGINES)(
       expect(paid).toMatchObject({ success: true, status: 'succeeded', payment_intent: intent.id });
     });
 
-    it.each([
-      [1280, false],
-      [375, true],
-    ])('3-D Secure through Stripe inside the widget (%ipx, dark: %s): completed, it pays', async (width, dark) => {
+    // One width and theme per engine, each paying on its own engine (decision 0271).
+    it.each(
+      turnsOf(engine, [
+        [1280, false],
+        [375, true],
+      ] as const),
+    )('3-D Secure through Stripe inside the widget (%ipx, dark: %s): completed, it pays', async (width, dark) => {
       const { intent, page, widget } = await open(4200, { width, dark });
       await fillCard(widget, '4000000000003220');
       await widget.getByRole('button', { name: pay('$42.00') }).click();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExampleMerchant } from '../../../examples/merchant/server.ts';
 import { PASSWORD_MIN_LENGTH } from '../src/domain/dashboard/passwords.ts';
 import { launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
+import { killOnExit } from './support/children.ts';
 import { OBOLUS_BIN } from './support/cli.ts';
 import { block, README, sectionBlocks } from './support/readme.ts';
 import { freePort } from './support/server.ts';
@@ -41,6 +42,7 @@ function startServe(cwd: string, env: Record<string, string>): Promise<Serve> {
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d) => {

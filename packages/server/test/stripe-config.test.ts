@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insecurePublicAddress, loadConfig } from '../src/config.ts';
 import type { LiveConnectorConfig } from '../src/connectors/live-config.ts';
+import { killOnExit } from './support/children.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
 
 const LIVE_KEY = 'sk_live_51AbCdEfGhIjKlMnOpQrStUv';
@@ -132,6 +133,7 @@ describe('OBOLUS_LIVE_CONNECTOR and OBOLUS_STRIPE_*', () => {
     const child = spawn(process.execPath, [OBOLUS_BIN, 'dev', 'stripe-double', '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    killOnExit(child);
     try {
       let out = '';
       await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { killOnExit } from './children.ts';
 
 export const OBOLUS_BIN = fileURLToPath(new URL('../../bin/obolus.js', import.meta.url));
 
@@ -17,6 +18,7 @@ export function runCli(args: string[], env: Record<string, string>, stdin?: stri
       ...(cwd ? { cwd } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    killOnExit(child);
     // Nothing to say: standard input is closed at once, as with 'ignore'.
     child.stdin.end(stdin);
     let stdout = '';

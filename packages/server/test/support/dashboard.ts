@@ -1,11 +1,19 @@
 import { expect } from 'vitest';
 import { createAccount } from '../../src/domain/accounts.ts';
-import { setDashboardPassword } from '../../src/domain/dashboard/passwords.ts';
+import { auditEvent, CLI_ACTOR } from '../../src/domain/audit.ts';
+import { hashPassword } from '../../src/domain/dashboard/passwords.ts';
 import type { TestAccount, TestServer } from './server.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
 let merchants = 0;
+
+let passwordHash: Promise<string> | undefined;
+/**
+ * PASSWORD's scrypt hash (N=2^15, r=8, p=3), made once per test file: each hash is about a third
+ * of a second of CPU, and the suite makes a hundred merchants. Signing in still checks it.
+ */
+const hashOfPassword = () => (passwordHash ??= hashPassword(PASSWORD));
 
 /** A fresh account with an email of its own and a dashboard password. */
 export async function merchant(
@@ -19,7 +27,13 @@ export async function merchant(
     email,
     allowedOrigins: options.origins ?? [],
   });
-  await setDashboardPassword(services.repos.dashboard, services.clock, created.account.id, PASSWORD);
+  // What setDashboardPassword writes (the hash and its audit events), with the file's one hash.
+  const now = services.clock.now();
+  const audit = [
+    auditEvent(now, { accountId: created.account.id, action: 'password.set', actor: CLI_ACTOR }),
+    auditEvent(now, { accountId: created.account.id, action: 'sessions.ended', actor: CLI_ACTOR }),
+  ];
+  expect(await services.repos.dashboard.setPassword(created.account.id, await hashOfPassword(), now, audit)).toBe(true);
   return { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey, email };
 }
 

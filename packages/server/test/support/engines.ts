@@ -17,6 +17,17 @@ export const ENGINES: Engine[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 export const PAGE_ENGINES: Engine[] = ['sqlite'];
 
 /**
+ * Whether `engine` takes the `turn`-th of a set of browser checks spread over the engines: the
+ * variants of one check (widths, themes) or checks of the widget's own behaviour, each seen once,
+ * in turn on each engine, instead of every one on every engine (decision 0271).
+ */
+export const takesTurn = (engine: Engine, turn: number): boolean => ENGINES[turn % ENGINES.length] === engine;
+
+/** The variants of a browser check that `engine` runs, spread over the engines by `takesTurn`. */
+export const turnsOf = <T>(engine: Engine, variants: readonly T[]): T[] =>
+  variants.filter((_, turn) => takesTurn(engine, turn));
+
+/**
  * PostgreSQL requires OBOLUS_MASTER_KEY; every process of a test run (the test's server and the
  * `obolus` processes it spawns, which inherit the environment) shares this one. Without
  * PostgreSQL, SQLite processes share the key file generated beside their database.

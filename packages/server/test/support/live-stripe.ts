@@ -82,8 +82,11 @@ export type LiveStripe = Awaited<ReturnType<typeof startLiveStripe>>;
 export type LiveCheckout = Awaited<ReturnType<typeof startLiveCheckout>>;
 export type { TestAccount, TestServer };
 
-/** Polls `check` until it holds (webhooks arrive on their own time), at most `ms`. */
-export async function eventually<T>(check: () => Promise<T>, ms = 5000): Promise<T> {
+/**
+ * Polls `check` until it holds (webhooks arrive on their own time), at most `ms`: as long as
+ * expect.poll waits (vitest.config.ts), since a loaded CI machine is slow.
+ */
+export async function eventually<T>(check: () => Promise<T>, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     try {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import type { Engine } from '../../src/store/database.ts';
+import { killOnExit } from './children.ts';
 import { OBOLUS_BIN } from './cli.ts';
 import { freePort, NO_RATE_LIMITS, startTestServer, type TestServer } from './server.ts';
 
@@ -88,12 +89,8 @@ export async function startServeProcess(
   return { url, child, output: () => output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
 
-/** A child still running when the test process ends (a hook timed out, a crash) ends with it. */
-export function killOnExit(child: ChildProcess): void {
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  child.once('exit', () => process.off('exit', kill));
-}
+/** A child still running when its test file ends (a hook timed out, a crash) is killed then. */
+export { killOnExit } from './children.ts';
 
 /**
  * For a describe block: before its tests, a test server of `engine` and a second `obolus serve`
@@ -106,7 +103,8 @@ export function withSecondProcess(engine: Engine, use: (t: TestServer, other: Se
     t = await startTestServer(engine);
     other = await startSecondProcess(t);
     use(t, other);
-  }, 30_000);
+    // The suite's hookTimeout (vitest.config.ts): a server and a process start on a loaded machine.
+  }, 60_000);
   afterAll(async () => {
     await other?.stop();
     await t?.close();
