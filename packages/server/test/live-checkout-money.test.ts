@@ -2,7 +2,10 @@ import pino from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DAY, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
+import type { AuthorizeOutcome } from '../src/domain/payments/ports.ts';
+import { settleAttempt } from '../src/domain/payments/settle.ts';
 import { sendUnsentRefunds } from '../src/domain/refunds.ts';
+import { type Transaction, TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps, refundDeps } from '../src/services.ts';
 import { startReconciler } from '../src/workers/reconciler.ts';
 import { paymentsForAttempt } from './support/checkout-double.ts';
@@ -164,6 +167,48 @@ describe.each(ENGINES)(
         );
       },
     );
+
+    it("item 2: the duplicate's notice read the attempt pending while the confirm finished it: recorded as a duplicate all the same, given back", async () => {
+      // No webhook: the duplicate's notice is applied below, on the attempt as it read it.
+      s.hooksOff();
+      s.double.payments.captureDelayMs = 60_000;
+      s.double.arm('create', { fault: 'error_500_after' });
+      s.double.arm('search', { fault: 'stale_list' });
+      const { transactionId, status } = await paid(2500);
+      expect(status).toBe('succeeded');
+      const deps = paymentDeps(s.t.server.services);
+      const processor = s.t.server.services.processors.forMode('live');
+      const finished = await deps.store.attemptOfProcessorAcrossAccounts('checkout-com', { attemptId: transactionId });
+      const duplicate = paymentsForAttempt(s.double, transactionId).find((p) => p.id !== finished?.processorPaymentRef);
+      if (!finished || !duplicate || !processor?.lookup) throw new Error('no attempt, duplicate or lookup');
+      // What the duplicate's notice read just before the confirm's finish committed: the attempt still pending.
+      const readPending: Transaction = {
+        ...finished,
+        status: TX_STATUS.pending,
+        processorPaymentRef: null,
+        processorChargeRef: null,
+        authorizationCode: null,
+        updatedAt: finished.createdAt,
+      };
+      const outcome = await processor.lookup({ attemptId: transactionId, paymentRef: String(duplicate.id) });
+      expect(outcome).toMatchObject({ kind: 'approved', refs: { payment: duplicate.id } });
+      // Its own finish loses to the confirm's: the payment is weighed against the attempt as finished.
+      const settled = await settleAttempt(deps, readPending, outcome as AuthorizeOutcome);
+      expect(settled.kind).toBe('refused');
+      expect(await s.record(transactionId)).toMatchObject({
+        status: 20,
+        processor_payment_id: finished.processorPaymentRef,
+        requires_review: true,
+        review_reason: 'duplicate_payments',
+        duplicate_payments: [{ processor_payment_id: duplicate.id, given_back: null }],
+      });
+      s.clock.advance(2 * MINUTE);
+      const report = await s.followUp();
+      s.clock.set(Date.now());
+      expect(report.givenBack.map((tx) => tx.id)).toEqual([transactionId]);
+      expect(s.double.payments.find(String(duplicate.id))?.status).toBe('Voided');
+      expect(holding(transactionId).map((p) => p.id)).toEqual([finished.processorPaymentRef]);
+    });
 
     it('item 3: a timeout that was in fact approved ends succeeded, charged once', async () => {
       s.double.arm('create', { fault: 'delay_after_commit', delayMs: DEADLINE_MS + 1000 });

@@ -73,6 +73,8 @@ async function apply(
       // The payment as it is now beats the event's snapshot of it (events can arrive out of order).
       const current = processor.lookup ? await processor.lookup(notice.attempt).catch(() => null) : null;
       const settled = await settleAttempt(deps, attempt, current ?? notice.outcome);
+      // Lost to other writes every time: not remembered, so that the acquirer sends it again.
+      if (settled.kind === 'contended') return 'retry';
       return settled.kind === 'refused' ? 'refused' : settled.kind !== 'unchanged';
     }
     case 'dispute': {

@@ -20,9 +20,20 @@ export type Settlement =
    */
   | { kind: 'refused'; transaction: Transaction; reason: string }
   /** Nothing to do: not a decision, already known, or a step backwards. */
-  | { kind: 'unchanged'; transaction: Transaction };
+  | { kind: 'unchanged'; transaction: Transaction }
+  /**
+   * Not recorded: another write changed the attempt every time it was read again (SETTLE_TRIES).
+   * Nothing changed; a notice is asked to be sent again, the reconciler looks again next pass.
+   */
+  | { kind: 'contended'; transaction: Transaction };
 
 const FAILED: readonly number[] = [TX_STATUS.declined, TX_STATUS.failed];
+/**
+ * How many times an outcome is applied to the attempt as it is now after a compare-and-set
+ * lost to another write (the confirm's own finish, another notice, the reconciler): each loss
+ * means another write made progress, so a few are plenty.
+ */
+const SETTLE_TRIES = 4;
 /** After a payment was sent twice, the acquirer's list is read again for this long (it may lag). */
 export const FOLLOW_UP_WINDOW_MS = 15 * MINUTE;
 
@@ -37,12 +48,25 @@ export async function settleAttempt(
   deps: SettleDeps,
   attempt: Transaction,
   outcome: AuthorizeOutcome,
+  tries = SETTLE_TRIES,
 ): Promise<Settlement> {
   if (outcome.kind === 'unknown' || outcome.kind === 'challenge') return { kind: 'unchanged', transaction: attempt };
+  /**
+   * The attempt changed since it was read: the outcome is applied again to the attempt as it is
+   * now. Above all when another write finished a pending attempt with another payment (the
+   * confirm's own answer, the other payment's notice): this outcome's payment is then a
+   * duplicate to record and give back, never an outcome to drop as stale.
+   */
+  const again = async (known?: Transaction): Promise<Settlement> => {
+    if (tries <= 1) return { kind: 'contended', transaction: attempt };
+    const current = known ?? (await deps.transactions.find(attempt.accountId, attempt.id));
+    if (!current) return { kind: 'contended', transaction: attempt };
+    return settleAttempt(deps, current, outcome, tries - 1);
+  };
   const mismatch = mismatchOf(attempt, outcome);
   if (mismatch) {
     const raised = withMismatch(attempt, outcome, mismatch, deps.clock.now());
-    await recordFollowUp(deps.store, attempt, raised);
+    if (!(await recordFollowUp(deps.store, attempt, raised))) return again();
     return { kind: 'refused', transaction: raised, reason: raised.reviewReason ?? 'mismatch' };
   }
   let current = attempt;
@@ -50,6 +74,8 @@ export async function settleAttempt(
     const intent = await deps.intents.find(attempt.accountId, attempt.paymentIntentId);
     if (!intent) return { kind: 'unchanged', transaction: attempt };
     const recorded = await recordOutcome(deps, intent, attempt, outcome);
+    // Finished first by another write (read again by recordOutcome), perhaps with another payment.
+    if (!recorded.won && recorded.transaction.status !== TX_STATUS.pending) return again(recorded.transaction);
     if (recorded.transaction.status !== TX_STATUS.pending && !FAILED.includes(recorded.transaction.status)) {
       return { kind: 'settled', transaction: recorded.transaction };
     }

@@ -5,7 +5,7 @@ import { CiphertextReplayed } from '../../domain/payments/card-binding.ts';
 import type { BeginOutcome, CiphertextUse, PaymentStore, WindowSlot } from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
 import { AS_READ, type AttemptHotPaths, asRead, finishedIntent, startedIntent } from '../attempt-hot-paths.ts';
-import type { Database } from '../schema.ts';
+import type { Database, TransactionsTable } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { recordCiphertextUse } from './card-ciphertext-uses.ts';
 import { appendEvents } from './events.ts';
@@ -58,6 +58,19 @@ class SlotsTaken extends Error {}
  * The state machine's writes. Each is a conditional UPDATE whose row count says whether
  * this request won; the loser's transaction changes nothing. No read-modify-write.
  */
+/** What recordFollowUp compares with the attempt as read (updated_at alone repeats within a millisecond). */
+const FOLLOW_UP_AS_READ = [
+  'updated_at',
+  'status',
+  'reversal',
+  'duplicate_payments',
+  'follow_up_at',
+  'review_requested_at',
+  'review_reason',
+  'processor_payment_ref',
+  'processor_charge_ref',
+] as const satisfies ReadonlyArray<keyof TransactionsTable>;
+
 export class PaymentsRepository implements PaymentStore {
   readonly #db: Kysely<Database>;
   readonly #writes: WriteRunner;
@@ -363,8 +376,9 @@ export class PaymentsRepository implements PaymentStore {
 
   async recordFollowUp(before: Transaction, after: Transaction, events: EventDraft[]): Promise<boolean> {
     const row = transactionRow(after);
+    const read = transactionRow(before);
     return this.#writes.run(async (trx) => {
-      const won = await trx
+      let update = trx
         .updateTable('transactions')
         .set({
           reversal: row.reversal,
@@ -377,9 +391,14 @@ export class PaymentsRepository implements PaymentStore {
           updated_at: row.updated_at,
         })
         .where('id', '=', before.id)
-        .where('account_id', '=', before.accountId)
-        .where('updated_at', '=', before.updatedAt)
-        .executeTakeFirst();
+        .where('account_id', '=', before.accountId);
+      // As read, every column a follow-up or a finish writes, not only updated_at: two writes in
+      // one millisecond (two duplicates' notices) must not both win and the second drop the first's.
+      for (const column of FOLLOW_UP_AS_READ) {
+        const value = read[column] as string | number | null;
+        update = value === null ? update.where(column, 'is', null) : update.where(column, '=', value);
+      }
+      const won = await update.executeTakeFirst();
       if (won.numUpdatedRows === 0n) return false;
       await appendEvents(trx, events, after.updatedAt);
       return true;
