@@ -59,6 +59,13 @@ export class WebhookSender {
     this.format = format;
   }
 
+  /**
+   * When set, an answer of 5xx or none is sent again, as the acquirers retry a failed delivery
+   * (their hours of backoff compressed to `afterMs`), up to `times`. Off by default, so a test
+   * that counts deliveries sees each one it caused.
+   */
+  redeliver: { afterMs: number; times: number } | null = null;
+
   endpoint: { url: string; secret: string } | null = null;
   /** Told of every event the double emits (the test suite checks it against the acquirer's definitions). */
   readonly observers: ((event: Json) => void)[] = [];
@@ -75,6 +82,7 @@ export class WebhookSender {
   }
 
   reset(): void {
+    this.redeliver = null;
     this.#faults = [];
     this.#held = [];
     this.#holding = 0;
@@ -110,7 +118,13 @@ export class WebhookSender {
     const fault = this.#faults.shift();
     const send = async () => {
       if (fault?.fault === 'late') await new Promise((r) => setTimeout(r, fault.delayMs));
-      await this.#send(event, fault);
+      let status = await this.#send(event, fault);
+      const redeliver = this.redeliver;
+      for (let retry = 0; redeliver && retry < redeliver.times; retry++) {
+        if (status !== null && status < 500) break;
+        await new Promise((r) => setTimeout(r, redeliver.afterMs));
+        status = await this.#send(event, undefined);
+      }
       if (fault?.fault === 'duplicate') await this.#send(event, undefined);
     };
     const running = send().finally(() => this.#pending.delete(running));
@@ -125,8 +139,8 @@ export class WebhookSender {
     };
   }
 
-  async #send(event: Json, fault: WebhookFault | undefined): Promise<void> {
-    if (!this.endpoint) return;
+  async #send(event: Json, fault: WebhookFault | undefined): Promise<number | null> {
+    if (!this.endpoint) return 200;
     const body = JSON.stringify(event, null, 2);
     let status: number | null = null;
     try {
@@ -145,5 +159,6 @@ export class WebhookSender {
       status = null;
     }
     this.sent.push({ id: String(event.id), type: String(event.type), status });
+    return status;
   }
 }
