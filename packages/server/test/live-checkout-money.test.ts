@@ -49,7 +49,7 @@ describe.each(ENGINES)(
       const { transactionId } = await paid();
       // The notice may come before the refund's 202 is recorded: answered 503, and sent again as
       // Checkout.com retries a failed delivery.
-      s.double.webhooks.redeliver = { afterMs: 100, times: 5 };
+      s.double.webhooks.redeliver = { afterMs: 250, times: 30 };
       const made = await refund(transactionId, { amount: 1200 });
       // The 202 is pending; the notice may already have settled it when the answer is written.
       expect(made.json).toMatchObject({
