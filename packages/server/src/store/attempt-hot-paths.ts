@@ -3,7 +3,7 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
 import type { Transaction } from '../domain/transactions.ts';
 import { intentRow } from './intent-rows.ts';
-import type { PaymentIntentsTable } from './schema.ts';
+import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
 /**
  * A confirm's two writes as each engine runs them fastest (decision 0255): beginning an attempt
@@ -81,3 +81,23 @@ export function finishedIntent(
     failedAttempts: intent.failedAttempts + (status === 'failed' ? 1 : 0),
   };
 }
+
+/** The columns a finished attempt writes, the same on both engines. */
+export const FINISHED_COLUMNS = [
+  'status',
+  'card_country',
+  'card_bank',
+  'card_brand',
+  'decline_code',
+  'decline_message',
+  'three_ds',
+  'authorization_code',
+  'dispute_at',
+  'challenge_token',
+  'card_funding',
+  'processor_payment_ref',
+  'processor_charge_ref',
+  'duplicate_payments',
+  'follow_up_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof TransactionsTable>;

@@ -4,7 +4,7 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import { CiphertextReplayed } from '../domain/payments/card-binding.ts';
 import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
-import { AS_READ, type AttemptHotPaths, asRead, startedIntent } from './attempt-hot-paths.ts';
+import { AS_READ, type AttemptHotPaths, asRead, FINISHED_COLUMNS, startedIntent } from './attempt-hot-paths.ts';
 import { appendEventsCtes, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 
@@ -66,25 +66,6 @@ const beginSql = (columns: string, events: number) => `with known as (
   ),
   ${appendEventsCtes(BEGIN_PARAMS, events, 'attempt')}
   select (select count(*) from known)::int as known, (select count(*) from slot)::int as slot`;
-
-const FINISHED_COLUMNS = [
-  'status',
-  'card_country',
-  'card_bank',
-  'card_brand',
-  'decline_code',
-  'decline_message',
-  'three_ds',
-  'authorization_code',
-  'dispute_at',
-  'challenge_token',
-  'card_funding',
-  'processor_payment_ref',
-  'processor_charge_ref',
-  'duplicate_payments',
-  'follow_up_at',
-  'updated_at',
-];
 
 const FINISH_PARAMS = 12;
 

@@ -2,7 +2,7 @@ import type { EventDraft } from '../domain/events.ts';
 import type { PaymentIntent } from '../domain/intents.ts';
 import type { CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
-import { AS_READ, asRead } from './attempt-hot-paths.ts';
+import { AS_READ, asRead, FINISHED_COLUMNS } from './attempt-hot-paths.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 import type { TransactionsTable } from './schema.ts';
@@ -44,25 +44,6 @@ const GIVE_SLOT_BACK = `update rate_counters set count = count - 1
 
 const USE_CIPHERTEXT = `insert into card_ciphertext_uses (jti, account_id, payment_intent_id, used_at, expires_at)
   values (?, ?, ?, ?, ?) on conflict (jti) do nothing`;
-
-const FINISHED_COLUMNS = [
-  'status',
-  'card_country',
-  'card_bank',
-  'card_brand',
-  'decline_code',
-  'decline_message',
-  'three_ds',
-  'authorization_code',
-  'dispute_at',
-  'challenge_token',
-  'card_funding',
-  'processor_payment_ref',
-  'processor_charge_ref',
-  'duplicate_payments',
-  'follow_up_at',
-  'updated_at',
-] as const satisfies ReadonlyArray<keyof TransactionsTable>;
 
 /** The pending attempt's final state; a review raised meanwhile (the reconciler's) is kept. */
 const FINISH_TRANSACTION = `update transactions set ${FINISHED_COLUMNS.map((c) => `${c} = ?`).join(', ')},
