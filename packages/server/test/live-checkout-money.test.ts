@@ -4,7 +4,8 @@ import { DAY, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import type { AuthorizeOutcome } from '../src/domain/payments/ports.ts';
 import { settleAttempt } from '../src/domain/payments/settle.ts';
-import { sendUnsentRefunds } from '../src/domain/refunds.ts';
+import { settleRefundNotice } from '../src/domain/refund-notices.ts';
+import { sendUnsentRefunds, settleRefund } from '../src/domain/refunds.ts';
 import { type Transaction, TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps, refundDeps } from '../src/services.ts';
 import { startReconciler } from '../src/workers/reconciler.ts';
@@ -113,6 +114,45 @@ describe.each(ENGINES)(
           refunds: [{ id, status: 'succeeded', processor_refund_id: refundActions(transactionId)[0]?.id }],
         }),
       );
+    });
+
+    it("item 1: a notice that races the refund's answer still settles it (the answer recorded between its lookups)", async () => {
+      s.hooksOff();
+      const { transactionId } = await paid(3000);
+      const id = await unansweredRefund(transactionId, 1000);
+      const [action] = refundActions(transactionId);
+      const [payment] = paymentsForAttempt(s.double, transactionId);
+      const store = s.t.server.services.repos.refunds;
+      const pending = (await store.forTransactions(s.shop.id, [transactionId])).find((r) => r.id === id);
+      if (!pending || !action) throw new Error('the unanswered refund is not there');
+      // The refund call's answer is recorded after the notice missed it by the acquirer's id and
+      // before it looks for unanswered refunds: it then finds none.
+      const racing = new Proxy(store, {
+        get(target, key) {
+          if (key === 'unansweredOfAcrossAccounts') {
+            return async (processor: string, paymentRef: string) => {
+              await settleRefund(target, pending, { status: 'pending', processorRef: action.id, now: Date.now() });
+              return target.unansweredOfAcrossAccounts(processor, paymentRef);
+            };
+          }
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const notice = {
+        kind: 'refund' as const,
+        eventId: 'evt_race',
+        paymentRef: String(payment?.id),
+        refundId: null,
+        ref: action.id,
+        status: 'succeeded' as const,
+        amount: 1000,
+      };
+      expect(await settleRefundNotice(racing, 'checkout-com', notice, Date.now())).toBe(true);
+      expect(await s.record(transactionId)).toMatchObject({
+        amount_refunded: 1000,
+        refunds: [{ id, status: 'succeeded', processor_refund_id: action.id }],
+      });
     });
 
     it('item 1: notices that cannot be told apart wait (503) until the resend finds each action by reference; refunded once each', async () => {

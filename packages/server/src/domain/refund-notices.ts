@@ -17,11 +17,7 @@ export async function settleRefundNotice(
   notice: Extract<ProcessorNotice, { kind: 'refund' }>,
   now: number,
 ): Promise<boolean | 'retry'> {
-  const known =
-    (await store.findForNoticeAcrossAccounts({ processor, processorRef: notice.ref })) ??
-    (notice.refundId ? await store.findForNoticeAcrossAccounts({ refundId: notice.refundId }) : undefined);
-  if (known && (known.processor !== processor || known.paymentRef !== notice.paymentRef)) return false;
-  const refund = known?.refund ?? (await unansweredOne(store, processor, notice));
+  const refund = await refundOf(store, processor, notice);
   if (refund === 'retry' || refund === undefined) return refund ?? false;
   if (notice.status === 'pending') {
     if (refund.status !== 'pending' || refund.processorRef !== null) return false;
@@ -29,6 +25,37 @@ export async function settleRefundNotice(
   }
   if (refund.status === notice.status || refund.status === 'failed') return false;
   return (await settleRefund(store, refund, { status: notice.status, processorRef: notice.ref, now })) !== null;
+}
+
+/**
+ * The refund a notice is about. Looked up by the acquirer's id once more after the unanswered
+ * ones: the refund call's answer may have been recorded between the first lookup and that
+ * one (the notice and the answer race), and the refund is then no longer unanswered.
+ */
+async function refundOf(
+  store: RefundStore,
+  processor: string,
+  notice: Extract<ProcessorNotice, { kind: 'refund' }>,
+): Promise<Refund | 'retry' | undefined> {
+  const byRef = () => store.findForNoticeAcrossAccounts({ processor, processorRef: notice.ref });
+  const known =
+    (await byRef()) ??
+    (notice.refundId ? await store.findForNoticeAcrossAccounts({ refundId: notice.refundId }) : undefined);
+  if (known) return sameProcessorPayment(known, processor, notice) ? known.refund : undefined;
+  const unanswered = await unansweredOne(store, processor, notice);
+  if (unanswered !== undefined) return unanswered;
+  const answeredMeanwhile = await byRef();
+  return answeredMeanwhile && sameProcessorPayment(answeredMeanwhile, processor, notice)
+    ? answeredMeanwhile.refund
+    : undefined;
+}
+
+function sameProcessorPayment(
+  found: { processor: string; paymentRef: string | null },
+  processor: string,
+  notice: Extract<ProcessorNotice, { kind: 'refund' }>,
+): boolean {
+  return found.processor === processor && found.paymentRef === notice.paymentRef;
 }
 
 /** The one unanswered refund of the notice's payment and amount; `retry` when it cannot be told apart. */
