@@ -22,7 +22,7 @@ import { toTransaction } from './transactions.ts';
 export function toRefund(row: Selectable<RefundsTable>): Refund {
   return {
     id: row.id,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     transactionId: row.transaction_id as TransactionId,
     amount: row.amount,
     currency: row.currency as 'USD',
@@ -38,7 +38,7 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
 /** Refunds of these transactions of the account, oldest first. Usable inside a database transaction. */
 export async function selectRefunds(
   db: Kysely<Database>,
-  accountId: string,
+  accountId: AccountId,
   transactionIds: readonly string[],
 ): Promise<Refund[]> {
   if (transactionIds.length === 0) return [];
@@ -59,7 +59,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     this.#db = db;
   }
 
-  async find(accountId: string, id: string): Promise<Refund | undefined> {
+  async find(accountId: AccountId, id: string): Promise<Refund | undefined> {
     const row = await this.#db
       .selectFrom('refunds')
       .selectAll()
@@ -70,7 +70,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
   }
 
   /** Newest first, by (created_at, id) after `after`; served by refunds_account_created / refunds_intent / refunds_transaction. */
-  async list(accountId: string, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>> {
+  async list(accountId: AccountId, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>> {
     let query = this.#db.selectFrom('refunds').selectAll().where('account_id', '=', accountId);
     if (filter.transaction !== undefined) query = query.where('transaction_id', '=', filter.transaction);
     if (filter.paymentIntent !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntent);
@@ -89,7 +89,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
   }
 
   async findByIdempotencyKey(
-    accountId: string,
+    accountId: AccountId,
     transactionId: string,
     key: string,
     since: number,
