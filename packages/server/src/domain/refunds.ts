@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { type AccountId, randomBase62 } from '../ids.ts';
+import { type AccountId, randomBase62, type TransactionId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError, invalidParam } from './errors.ts';
@@ -67,7 +67,7 @@ export interface RefundStore {
   /** The live refunds of a payment at `processor` the acquirer never answered (pending, no acquirer id), across accounts. */
   unansweredOfAcrossAccounts(processor: string, paymentRef: string): Promise<Refund[]>;
 
-  forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]>;
+  forTransactions(accountId: AccountId, transactionIds: readonly TransactionId[]): Promise<Refund[]>;
 
   /**
    * Across accounts, oldest first: live refunds made before `createdBefore` that the acquirer

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { CancellationReason, CaptureMethod, IntentStatus, PaymentIntent } from '../domain/intent-model.ts';
-import type { IntentId } from '../ids.ts';
+import type { IntentId, TransactionId } from '../ids.ts';
 import type { PaymentIntentsTable } from './schema.ts';
 
 /** A payment intent and its row, both ways: shared by the repository and the hot paths (no import cycle). */
@@ -23,7 +23,7 @@ export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
-    lastTransactionId: row.last_transaction_id,
+    lastTransactionId: row.last_transaction_id as TransactionId | null,
     failedAttempts: row.failed_attempts,
     captureMethod: row.capture_method as CaptureMethod,
     captureBefore: row.capture_before,

@@ -81,7 +81,8 @@ export class ChargebacksRepository implements ChargebackStore {
       const row = await change(update).returningAll().executeTakeFirst();
       if (!row) return null;
       const transaction = toTransaction(row);
-      const refunds = transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [row.id]) : [];
+      const refunds =
+        transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [transaction.id]) : [];
       await appendEvents(trx, events(transaction, refunds), now);
       return { transaction, refunds };
     });

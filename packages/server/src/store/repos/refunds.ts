@@ -12,7 +12,7 @@ import {
   type Transaction,
   TX_STATUS,
 } from '../../domain/transactions.ts';
-import type { AccountId, TransactionId } from '../../ids.ts';
+import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, RefundsTable } from '../schema.ts';
 import { insertAuditEvent } from './audit.ts';
@@ -29,7 +29,7 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
     createdAt: row.created_at,
     status: row.status as Refund['status'],
     processorRef: row.processor_ref,
-    paymentIntentId: row.payment_intent_id,
+    paymentIntentId: row.payment_intent_id as IntentId | null,
     reason: row.reason as RefundReason | null,
     metadata: JSON.parse(row.metadata) as Record<string, string>,
   };
@@ -39,7 +39,7 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
 export async function selectRefunds(
   db: Kysely<Database>,
   accountId: AccountId,
-  transactionIds: readonly string[],
+  transactionIds: readonly TransactionId[],
 ): Promise<Refund[]> {
   if (transactionIds.length === 0) return [];
   const rows = await db
@@ -84,7 +84,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     return toPage(rows, limit, toRefund);
   }
 
-  forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]> {
+  forTransactions(accountId: AccountId, transactionIds: readonly TransactionId[]): Promise<Refund[]> {
     return selectRefunds(this.#db, accountId, transactionIds);
   }
 
