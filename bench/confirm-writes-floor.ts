@@ -20,7 +20,7 @@ import {
   TX_STATUS,
   transactionEvent,
 } from '../packages/server/src/domain/transactions.ts';
-import { newIntentId, newTransactionId, uuidv7 } from '../packages/server/src/ids.ts';
+import { type AccountId, newIntentId, newTransactionId, uuidv7 } from '../packages/server/src/ids.ts';
 import { startedIntent } from '../packages/server/src/store/attempt-hot-paths.ts';
 import { appendEventsSql, eventParams, eventRow } from '../packages/server/src/store/event-insert.ts';
 import { INTENT_COLUMNS } from '../packages/server/src/store/hot-paths.ts';
@@ -40,7 +40,7 @@ const accountId = JSON.parse(
   execFileSync(process.execPath, [BIN, 'accounts', 'create', '--name', 'F', '--email', 'f@example.com', '--json'], {
     env,
   }).toString(),
-).account_id as string;
+).account_id as AccountId;
 
 // As the writer thread opens its connection (store/sqlite-writer-thread.ts).
 const db = new SQLite(file);

@@ -3,6 +3,7 @@ import { Obolus } from '../../node/src/index.ts';
 import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
+import type { AccountId } from '../src/ids.ts';
 import { ENGINES } from './support/engines.ts';
 import { liveConnectorForTests } from './support/live-connector.ts';
 import { limits } from './support/rate-limits.ts';
@@ -110,7 +111,7 @@ describe.each(ENGINES)('API rate limits at their edges (%s)', (engine) => {
 
   it("refuses a read over its key's limit before the key is looked up: an unknown key gets 429, not 401", async () => {
     clock.set(WINDOW + 40_000);
-    const unknown = { id: 'acct_x', secretKey: 'sk_notakey0000000000000000000000000', clientKey: 'pk_x' };
+    const unknown = { id: 'acct_x' as AccountId, secretKey: 'sk_notakey0000000000000000000000000', clientKey: 'pk_x' };
     for (let i = 0; i < 5; i++) expect((await list(unknown)).status).toBe(401);
     expect((await list(unknown)).status).toBe(429);
   });

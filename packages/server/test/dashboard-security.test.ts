@@ -3,6 +3,7 @@ import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { hashPassword, needsRehash, setDashboardPassword } from '../src/domain/dashboard/passwords.ts';
 import { PASSWORD_FRESH_MS } from '../src/domain/dashboard/sessions.ts';
 import { SIGN_IN_MAX_FAILURES } from '../src/domain/dashboard/sign-in-limits.ts';
+import type { AccountId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import { maintainOnce } from '../src/workers/maintenance.ts';
 import { runCli } from './support/cli.ts';
@@ -21,7 +22,7 @@ describe.each(ENGINES)('dashboard sessions, re-authentication and the audit trai
 
   const home = async (cookie: string) =>
     (await fetch(`${t.url}/dashboard/payments`, { headers: { cookie }, redirect: 'manual' })).status;
-  const actions = async (accountId: string) =>
+  const actions = async (accountId: AccountId) =>
     (await t.server.services.repos.audit.list(accountId, { limit: 100 })).map((e) => e.action);
 
   it('a new password ends every session of the account, in the same transaction as its audit events', async () => {

@@ -4,6 +4,7 @@ import { createProcessorRegistry } from '../src/connectors/registry.ts';
 import { masterKeyOf, newMasterKeyText, SecretBox } from '../src/crypto/master-key.ts';
 import { createAccount } from '../src/domain/accounts.ts';
 import { createPaymentIntent, type PaymentIntent } from '../src/domain/intents.ts';
+import type { AccountId } from '../src/ids.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store/database.ts';
 import { createRepositories, type Repositories } from '../src/store/repositories.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from './support/engines.ts';
@@ -44,7 +45,7 @@ describe.each(ENGINES)('repository contract (%s)', (engine) => {
     expect(await repos.accounts.findByClientKey(account.clientKey)).toEqual(account);
     expect(await repos.accounts.setStatus(account.id, 'inactive')).toBe(true);
     expect((await repos.accounts.find(account.id))?.status).toBe('inactive');
-    expect(await repos.accounts.setStatus('acct_missing', 'inactive')).toBe(false);
+    expect(await repos.accounts.setStatus('acct_missing' as AccountId, 'inactive')).toBe(false);
   });
 
   it('intents round-trip every field, and find is scoped by account', async () => {
@@ -93,17 +94,18 @@ describe.each(ENGINES)('repository contract (%s)', (engine) => {
   });
 
   it('an idempotency key is claimed by exactly one of many concurrent claimers', async () => {
+    const acctX = 'acct_x' as AccountId;
     const claims = await Promise.all(
-      Array.from({ length: 10 }, () => repos.idempotency.claim('acct_x', 'race', 'h', clock.now())),
+      Array.from({ length: 10 }, () => repos.idempotency.claim(acctX, 'race', 'h', clock.now())),
     );
     expect(claims.filter((c) => c.kind === 'claimed')).toHaveLength(1);
-    await repos.idempotency.complete('acct_x', 'race', 201, '{"ok":true}');
-    expect(await repos.idempotency.claim('acct_x', 'race', 'h', clock.now())).toEqual({
+    await repos.idempotency.complete(acctX, 'race', 201, '{"ok":true}');
+    expect(await repos.idempotency.claim(acctX, 'race', 'h', clock.now())).toEqual({
       kind: 'replay',
       statusCode: 201,
       body: '{"ok":true}',
     });
-    expect(await repos.idempotency.claim('acct_x', 'race', 'other', clock.now())).toEqual({
+    expect(await repos.idempotency.claim(acctX, 'race', 'other', clock.now())).toEqual({
       kind: 'mismatch',
     });
     expect(await repos.idempotency.pruneBefore(clock.now() + 1)).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { printJson, withServices } from './context.ts';
+import { accountIdArgument, printJson, withServices } from './context.ts';
 import { readPasswordLine } from './password-input.ts';
 
 // The domain's modules are imported by each action when it runs, never for `--help` (decision 0260).
@@ -66,7 +66,7 @@ export function registerAccountCommands(program: Command): void {
     .action(async (id: string) => {
       const { setDashboardPassword } = await passwords();
       const password = await readPasswordLine();
-      await withServices((s) => setDashboardPassword(s.repos.dashboard, s.clock, id, password));
+      await withServices((s) => setDashboardPassword(s.repos.dashboard, s.clock, accountIdArgument(id), password));
       console.log(`Dashboard password set for ${id}; its dashboard sessions have ended.`);
     });
 
@@ -78,9 +78,10 @@ export function registerAccountCommands(program: Command): void {
         import('../domain/audit.ts'),
         import('../domain/dashboard/sessions.ts'),
       ]);
+      const accountId = accountIdArgument(id);
       const ended = await withServices(async (s) => {
-        if (!(await s.repos.accounts.find(id))) throw new Error(`No such account: ${id}`);
-        return endAllSessions(s.repos.dashboard, s.clock, { accountId: id, actor: CLI_ACTOR });
+        if (!(await s.repos.accounts.find(accountId))) throw new Error(`No such account: ${id}`);
+        return endAllSessions(s.repos.dashboard, s.clock, { accountId, actor: CLI_ACTOR });
       });
       console.log(`Ended ${ended} dashboard session${ended === 1 ? '' : 's'} of ${id}.`);
     });
@@ -92,7 +93,7 @@ export function registerAccountCommands(program: Command): void {
       .action(async (id: string) => {
         const { setAccountStatus } = await accountsDomain();
         await withServices((s) =>
-          setAccountStatus(s.repos.accounts, id, status === 'activate' ? 'active' : 'inactive'),
+          setAccountStatus(s.repos.accounts, accountIdArgument(id), status === 'activate' ? 'active' : 'inactive'),
         );
         console.log(`${id} is now ${status === 'activate' ? 'active' : 'inactive'}`);
       });

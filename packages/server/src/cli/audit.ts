@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { AuditEvent } from '../domain/audit.ts';
-import { withServices } from './context.ts';
+import { accountIdArgument, withServices } from './context.ts';
 
 function parseSince(text: string): number {
   const time = Date.parse(text);
@@ -36,7 +36,8 @@ export function registerAuditCommands(program: Command): void {
       return n;
     })
     .option('--json', 'one JSON object per line')
-    .action(async (accountId: string, options: { since?: number; limit?: number; json?: boolean }) => {
+    .action(async (id: string, options: { since?: number; limit?: number; json?: boolean }) => {
+      const accountId = accountIdArgument(id);
       const events = await withServices((s) =>
         s.repos.audit.list(accountId, {
           limit: options.limit ?? 1000,

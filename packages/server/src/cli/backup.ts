@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { AccountId } from '../ids.ts';
 import { ownerOnly } from '../store/file-modes.ts';
 
 // better-sqlite3, the configuration and the migrations load when a command runs, never for `--help` (decision 0260).
@@ -121,7 +122,7 @@ function changedSince(db: import('better-sqlite3').Database, since: number): str
          where created_at > ? and action in ('secret_key.rolled', 'webhook_secret.rolled', 'webhook_endpoint.created', 'webhook_endpoint.deleted', 'master_key.rotated', 'password.set')
          order by created_at`,
       )
-      .all(since) as { account_id: string | null; action: string; detail: string | null; created_at: number }[];
+      .all(since) as { account_id: AccountId | null; action: string; detail: string | null; created_at: number }[];
     return rows.map(
       (r) =>
         `${new Date(Number(r.created_at)).toISOString()}  ${r.action}  ${r.account_id ?? '(all accounts)'}${r.detail ? `  ${r.detail}` : ''}`,

@@ -1,3 +1,4 @@
+import type { AccountId } from '../ids.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -23,4 +24,13 @@ export async function withServices<T>(work: (services: Services) => Promise<T>):
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/**
+ * An account id as given on the command line (or answered by the API to `obolus listen`):
+ * the CLI's edge, the one place there where a plain string becomes an AccountId (decision
+ * 0293). Not checked here: an unknown id is refused by the lookup that follows.
+ */
+export function accountIdArgument(value: string): AccountId {
+  return value as AccountId;
 }

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { HOUR } from '../clock.ts';
-import { printJson, withServices } from './context.ts';
+import { accountIdArgument, printJson, withServices } from './context.ts';
 
 const MAX_GRACE_HOURS = 24 * 7;
 
@@ -19,14 +19,14 @@ export function registerKeyCommands(program: Command): void {
     .description('Issue a new secret key; the old one keeps working for --grace hours (default 0: it stops now).')
     .option('--grace <hours>', 'hours the previous key stays valid', parseGrace, 0)
     .option('--json', 'print one JSON object and nothing else')
-    .action(async (accountId: string, options: { grace: number; json?: boolean }) => {
+    .action(async (id: string, options: { grace: number; json?: boolean }) => {
       // Imported when the command runs, never for `--help` (decision 0260).
       const [{ rollSecretKey }, { CLI_ACTOR }] = await Promise.all([
         import('../domain/accounts.ts'),
         import('../domain/audit.ts'),
       ]);
       const rolled = await withServices(async (s) => {
-        return rollSecretKey(s.repos.accounts, s.clock, accountId, options.grace, { actor: CLI_ACTOR });
+        return rollSecretKey(s.repos.accounts, s.clock, accountIdArgument(id), options.grace, { actor: CLI_ACTOR });
       });
       const out = {
         account_id: rolled.account.id,

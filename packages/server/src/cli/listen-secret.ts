@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { newSigningSecret } from '../domain/webhooks/signing.ts';
+import type { AccountId } from '../ids.ts';
 
 /**
  * Where `obolus listen` keeps its signing secrets: `$OBOLUS_CONFIG_DIR`, else
@@ -20,7 +21,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
  * holds neither. A secret kept by an older version under the digest of the address and the
  * key is taken over.
  */
-export function listenSecret(apiUrl: string, accountId: string, apiKey: string, dir = configDir()): string {
+export function listenSecret(apiUrl: string, accountId: AccountId, apiKey: string, dir = configDir()): string {
   const file = join(dir, 'listen-secrets.json');
   const digest = (of: string) =>
     createHash('sha256')

@@ -1,5 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../domain/events.ts';
+import type { AccountId } from '../ids.ts';
+import { accountIdArgument } from './context.ts';
 import type { EventFollower, FetchEvents, ListedEvent } from './event-follower.ts';
 
 interface ListenOptions {
@@ -61,7 +63,7 @@ export function registerListen(program: Command): void {
 }
 
 /** The id of the key's account (GET /api/v1/account): it stays when the key is rolled. */
-async function accountOfKey(apiUrl: string, apiKey: string): Promise<string> {
+async function accountOfKey(apiUrl: string, apiKey: string): Promise<AccountId> {
   let response: Response;
   try {
     response = await fetch(`${apiUrl.replace(/\/+$/, '')}/api/v1/account`, {
@@ -78,7 +80,7 @@ async function accountOfKey(apiUrl: string, apiKey: string): Promise<string> {
   if (!response.ok || typeof body.id !== 'string') {
     throw new ApiRefusal(response.status, body.error?.message ?? `HTTP ${response.status} from ${apiUrl}`);
   }
-  return body.id;
+  return accountIdArgument(body.id);
 }
 
 function eventsFetcher(apiUrl: string, apiKey: string): FetchEvents {
@@ -102,7 +104,10 @@ class ApiRefusal extends Error {
   }
 }
 
-async function listen(options: ListenOptions & { apiKey: string; forwardTo: string }, account: string): Promise<void> {
+async function listen(
+  options: ListenOptions & { apiKey: string; forwardTo: string },
+  account: AccountId,
+): Promise<void> {
   const [{ EventFollower }, { listenSecret }, { signMessage }] = await Promise.all([
     import('./event-follower.ts'),
     import('./listen-secret.ts'),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { printJson, withServices } from './context.ts';
+import { accountIdArgument, printJson, withServices } from './context.ts';
 
 /**
  * An account's allowed origins: the only pages that may frame its checkout widget, and the
@@ -20,7 +20,7 @@ export function registerOriginCommands(program: Command): void {
         import('../domain/allowed-origins.ts'),
         import('../domain/errors.ts'),
       ]);
-      const account = await withServices((s) => s.repos.accounts.find(id));
+      const account = await withServices((s) => s.repos.accounts.find(accountIdArgument(id)));
       if (!account) throw new ApiError('resource_missing', `No such account: ${id}`, 'id');
       const list = allowedOrigins(account);
       if (options.json) return printJson(list);
@@ -37,7 +37,10 @@ export function registerOriginCommands(program: Command): void {
       ]);
       const saved = await withServices(async (s) => {
         // Its audit event commits with the list (decision 0205).
-        return setAllowedOrigins(s.repos.allowedOrigins, id, list, { by: { actor: CLI_ACTOR }, now: s.clock.now() });
+        return setAllowedOrigins(s.repos.allowedOrigins, accountIdArgument(id), list, {
+          by: { actor: CLI_ACTOR },
+          now: s.clock.now(),
+        });
       });
       console.log(saved.length ? `${id} allows: ${saved.join(' ')}` : `${id} allows any origin`);
     });

@@ -38,14 +38,14 @@ export interface SecretKeyRecord {
 /** What the accounts use cases need from the store. */
 export interface AccountStore {
   insert(account: Account, key: SecretKeyRecord): Promise<void>;
-  find(id: string): Promise<Account | undefined>;
+  find(id: AccountId): Promise<Account | undefined>;
   list(): Promise<Account[]>;
   count(): Promise<number>;
-  setStatus(id: string, status: AccountStatus): Promise<boolean>;
+  setStatus(id: AccountId, status: AccountStatus): Promise<boolean>;
   findKey(digest: string): Promise<SecretKeyRecord | undefined>;
   /** Ends the current keys at `graceUntil` and adds `key`, in one transaction. */
   /** With `audit`, that event is written in the same database transaction as the key. */
-  replaceSecretKey(accountId: string, key: SecretKeyRecord, graceUntil: number, audit?: AuditEvent): Promise<void>;
+  replaceSecretKey(accountId: AccountId, key: SecretKeyRecord, graceUntil: number, audit?: AuditEvent): Promise<void>;
 }
 
 export interface CreateAccountIn {
@@ -108,7 +108,7 @@ function keyRecord(accountId: AccountId, secretKey: string, now: number): Secret
 export async function rollSecretKey(
   store: Pick<AccountStore, 'find' | 'replaceSecretKey'>,
   clock: Clock,
-  accountId: string,
+  accountId: AccountId,
   graceHours: number,
   by?: AuditBy,
 ): Promise<{ account: Account; secretKey: string; previousKeysExpireAt: number }> {
@@ -132,7 +132,7 @@ export async function rollSecretKey(
 
 export async function setAccountStatus(
   store: Pick<AccountStore, 'setStatus'>,
-  accountId: string,
+  accountId: AccountId,
   status: AccountStatus,
 ): Promise<void> {
   if (!(await store.setStatus(accountId, status))) {
@@ -145,7 +145,7 @@ const works = (key: SecretKeyRecord, now: number) => key.expiresAt === null || k
 
 /** The secret keys that still work, newest first: the current one and any in their grace period. */
 export async function liveSecretKeys(
-  store: { keysOf(accountId: string): Promise<SecretKeyRecord[]> },
+  store: { keysOf(accountId: AccountId): Promise<SecretKeyRecord[]> },
   clock: Clock,
   account: Account,
 ): Promise<SecretKeyRecord[]> {

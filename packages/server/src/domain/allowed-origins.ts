@@ -1,3 +1,4 @@
+import type { AccountId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError } from './errors.ts';
@@ -39,9 +40,9 @@ export function isAllowedOrigin(account: Account, origin: string): boolean {
 
 export interface AllowedOriginsStore {
   /** Replaces the account's list; false when there is no such account. `audit` is written with it. */
-  set(accountId: string, origins: string[], audit?: AuditEvent): Promise<boolean>;
+  set(accountId: AccountId, origins: string[], audit?: AuditEvent): Promise<boolean>;
   /** Compare-and-set: replaces the list only while it is still `expected`; false otherwise. `audit` is written with it. */
-  replace(accountId: string, expected: readonly string[], origins: string[], audit?: AuditEvent): Promise<boolean>;
+  replace(accountId: AccountId, expected: readonly string[], origins: string[], audit?: AuditEvent): Promise<boolean>;
 }
 
 export const MAX_ALLOWED_ORIGINS = 20;
@@ -49,7 +50,7 @@ export const MAX_ALLOWED_ORIGINS = 20;
 /** Replaces an account's allowed origins (an empty list lets any page frame its widget). */
 export async function setAllowedOrigins(
   store: AllowedOriginsStore,
-  accountId: string,
+  accountId: AccountId,
   origins: string[],
   /** Who sets them, and when: the `allowed_origins.changed` audit event commits with the list. */
   audited?: { by: AuditBy; now: number },
@@ -71,7 +72,7 @@ const EDIT_ATTEMPTS = 5;
  */
 export async function editAllowedOrigins(
   stores: { origins: AllowedOriginsStore; accounts: { find(id: string): Promise<Account | undefined> } },
-  accountId: string,
+  accountId: AccountId,
   edit: (current: readonly string[]) => string[],
   /** Who edits, when, and what (`added`, `removed`): the audit event commits with the list. */
   audited?: { by: AuditBy; now: number; detail: Record<string, string> },
@@ -99,7 +100,7 @@ function canonicalOrigins(origins: string[]): string[] {
   return [...new Set(canonical)];
 }
 
-function originsAudit(accountId: string, audited: { by: AuditBy; now: number }, detail: Record<string, string>) {
+function originsAudit(accountId: AccountId, audited: { by: AuditBy; now: number }, detail: Record<string, string>) {
   return auditEvent(audited.now, {
     accountId,
     action: 'allowed_origins.changed',

@@ -1,5 +1,5 @@
 import { DAY } from '../clock.ts';
-import { timeOrderedBase62 } from '../ids.ts';
+import { type AccountId, timeOrderedBase62 } from '../ids.ts';
 import { clientNetwork } from './client-network.ts';
 
 /** What the audit trail records (issue 25 item 6, decision 0205). */
@@ -29,7 +29,7 @@ export const AUDIT_RETENTION_MIN_DAYS = 365;
 export interface AuditEvent {
   id: string;
   /** Null for what concerns no one account (the master key). */
-  accountId: string | null;
+  accountId: AccountId | null;
   action: AuditAction;
   /** `session:<first 8 of its digest>`, `key:sk_…<last 4>`, `cli`, or `anonymous`. */
   actor: string;
@@ -44,7 +44,7 @@ export interface AuditStore {
   /** Appends; there is no update or delete but pruning past the retention. */
   record(event: AuditEvent): Promise<void>;
   /** Newest first, from `since` on, at most `limit`. */
-  list(accountId: string, options: { since?: number; limit: number }): Promise<AuditEvent[]>;
+  list(accountId: AccountId, options: { since?: number; limit: number }): Promise<AuditEvent[]>;
   pruneBefore(time: number): Promise<number>;
 }
 
@@ -64,7 +64,7 @@ export const CLI_ACTOR = 'cli';
 export function auditEvent(
   now: number,
   fields: {
-    accountId: string | null;
+    accountId: AccountId | null;
     action: AuditAction;
     actor: string;
     clientIp?: string | null;

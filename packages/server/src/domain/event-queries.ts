@@ -1,4 +1,5 @@
 import { DAY } from '../clock.ts';
+import type { AccountId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError, invalidParam } from './errors.ts';
 import { EVENT_TYPES, type StoredEvent } from './events.ts';
@@ -18,9 +19,9 @@ export interface EventFilter {
 
 /** The events API's view of the outbox. Every lookup is scoped to the account. */
 export interface EventFeed {
-  find(accountId: string, id: string): Promise<StoredEvent | undefined>;
+  find(accountId: AccountId, id: string): Promise<StoredEvent | undefined>;
   /** Newest first (created, then id), as every list (docs/decisions/0005). */
-  list(accountId: string, limit: number, filter: EventFilter, after?: StoredEvent): Promise<Page<StoredEvent>>;
+  list(accountId: AccountId, limit: number, filter: EventFilter, after?: StoredEvent): Promise<Page<StoredEvent>>;
   /** Deletes what is past retention, with its deliveries and attempts; answers how many events went. */
   pruneBefore(cutoff: number): Promise<number>;
 }

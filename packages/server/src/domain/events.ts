@@ -1,4 +1,4 @@
-import { timeOrderedBase62 } from '../ids.ts';
+import { type AccountId, timeOrderedBase62 } from '../ids.ts';
 import type { Mode } from './intent-model.ts';
 
 /** The webhook catalogue (docs/webhooks.md). */
@@ -26,7 +26,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** An event about to be written, in the same database transaction as the change it reports. */
 export interface EventDraft {
   type: EventType;
-  accountId: string;
+  accountId: AccountId;
   mode: Mode;
   objectType: 'payment_intent' | 'transaction' | 'refund' | 'dispute' | 'webhook_endpoint';
   objectId: string;
@@ -36,7 +36,7 @@ export interface EventDraft {
 
 export interface StoredEvent {
   id: string;
-  accountId: string;
+  accountId: AccountId;
   type: EventType;
   mode: Mode;
   objectType: string;

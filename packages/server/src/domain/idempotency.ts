@@ -1,4 +1,5 @@
 import { HOUR, MINUTE } from '../clock.ts';
+import type { AccountId } from '../ids.ts';
 
 /** Keys are kept for 24 hours (decision 0004); after that the same key starts afresh. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR;
@@ -30,8 +31,8 @@ export interface IdempotencyStore {
    * Atomically claims `key` for a request with `requestHash`, or says why not: another
    * request holds it, it was used with another request, or its first response is stored.
    */
-  claim(accountId: string, key: string, requestHash: string, now: number): Promise<IdempotencyClaim>;
-  complete(accountId: string, key: string, statusCode: number, body: string): Promise<void>;
-  release(accountId: string, key: string): Promise<void>;
+  claim(accountId: AccountId, key: string, requestHash: string, now: number): Promise<IdempotencyClaim>;
+  complete(accountId: AccountId, key: string, statusCode: number, body: string): Promise<void>;
+  release(accountId: AccountId, key: string): Promise<void>;
   pruneBefore(cutoff: number): Promise<number>;
 }

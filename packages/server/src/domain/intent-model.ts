@@ -1,4 +1,4 @@
-import type { AccountId, IntentId } from '../ids.ts';
+import type { AccountId, IntentId, TransactionId } from '../ids.ts';
 
 /**
  * What a payment intent is: its statuses, modes and fields. Apart from the use cases in
@@ -41,7 +41,7 @@ export interface PaymentIntent {
   updatedAt: number;
   expiresAt: number;
   /** The newest payment attempt, if any. */
-  lastTransactionId: string | null;
+  lastTransactionId: TransactionId | null;
   /** Declined or failed attempts so far: card-testing protection caps them. */
   failedAttempts: number;
   captureMethod: CaptureMethod;

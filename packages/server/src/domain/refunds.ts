@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { randomBase62 } from '../ids.ts';
+import { type AccountId, randomBase62, type TransactionId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { type AuditBy, type AuditEvent, auditEvent } from './audit.ts';
 import { ApiError, invalidParam } from './errors.ts';
@@ -39,7 +39,7 @@ export interface RefundStore {
 
   /** The refund of this transaction made under this Idempotency-Key since `since`, if any. */
   findByIdempotencyKey(
-    accountId: string,
+    accountId: AccountId,
     transactionId: string,
     key: string,
     since: number,
@@ -67,7 +67,7 @@ export interface RefundStore {
   /** The live refunds of a payment at `processor` the acquirer never answered (pending, no acquirer id), across accounts. */
   unansweredOfAcrossAccounts(processor: string, paymentRef: string): Promise<Refund[]>;
 
-  forTransactions(accountId: string, transactionIds: readonly string[]): Promise<Refund[]>;
+  forTransactions(accountId: AccountId, transactionIds: readonly TransactionId[]): Promise<Refund[]>;
 
   /**
    * Across accounts, oldest first: live refunds made before `createdBefore` that the acquirer
@@ -88,8 +88,8 @@ export interface RefundFilter {
 
 /** What GET /api/v1/refunds reads (decision 0243); every read is the account's own. */
 export interface RefundLookup {
-  find(accountId: string, id: string): Promise<Refund | undefined>;
-  list(accountId: string, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>>;
+  find(accountId: AccountId, id: string): Promise<Refund | undefined>;
+  list(accountId: AccountId, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>>;
 }
 
 const noSuchRefund = (id: string, param: string) => new ApiError('resource_missing', `No such refund: '${id}'`, param);

@@ -1,4 +1,4 @@
-import type { AccountId } from '../ids.ts';
+import type { AccountId, TransactionId } from '../ids.ts';
 import type { Account } from './accounts.ts';
 import { ApiError } from './errors.ts';
 import type { Mode, Page } from './intents.ts';
@@ -28,7 +28,7 @@ export interface TransactionReader {
 
 export interface RefundReader {
   /** The refunds of these transactions of the account, oldest first. */
-  forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]>;
+  forTransactions(accountId: AccountId, transactionIds: readonly TransactionId[]): Promise<Refund[]>;
 }
 
 export interface TransactionWithRefunds {

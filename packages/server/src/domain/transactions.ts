@@ -146,7 +146,7 @@ export interface Refund {
   status: RefundStatus;
   /** The acquirer's id of the refund (Stripe: re_…); null in the sandbox. */
   processorRef: string | null;
-  paymentIntentId: string | null;
+  paymentIntentId: IntentId | null;
   reason: RefundReason | null;
   metadata: Record<string, string>;
 }

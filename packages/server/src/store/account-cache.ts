@@ -2,6 +2,7 @@ import type { Clock } from '../clock.ts';
 import { SECOND } from '../clock.ts';
 import type { Account, AccountStatus, AccountStore, RememberedKeys, SecretKeyRecord } from '../domain/accounts.ts';
 import type { AuditEvent } from '../domain/audit.ts';
+import type { AccountId } from '../ids.ts';
 
 /**
  * How stale a remembered secret key or account may be in a process that did not make the
@@ -27,7 +28,7 @@ export class AccountCache
   readonly #store: AccountStore;
   readonly #clock: Clock;
   readonly #keys = new Map<string, Entry<SecretKeyRecord>>();
-  readonly #accounts = new Map<string, Entry<Account>>();
+  readonly #accounts = new Map<AccountId, Entry<Account>>();
 
   constructor(store: AccountStore, clock: Clock) {
     this.#store = store;
@@ -38,7 +39,7 @@ export class AccountCache
     return this.#cached(this.#keys, digest, () => this.#store.findKey(digest));
   }
 
-  find(id: string): Promise<Account | undefined> {
+  find(id: AccountId): Promise<Account | undefined> {
     return this.#cached(this.#accounts, id, () => this.#store.find(id));
   }
 
@@ -52,7 +53,7 @@ export class AccountCache
   }
 
   /** Changes the status through the store, then forgets the account here: refused on its next request. */
-  async setStatus(id: string, status: AccountStatus): Promise<boolean> {
+  async setStatus(id: AccountId, status: AccountStatus): Promise<boolean> {
     const changed = await this.#store.setStatus(id, status);
     this.#accounts.delete(id);
     return changed;
@@ -60,7 +61,7 @@ export class AccountCache
 
   /** Rolls through the store, then forgets the account's keys here: the old key fails on the next request. */
   async replaceSecretKey(
-    accountId: string,
+    accountId: AccountId,
     key: SecretKeyRecord,
     graceUntil: number,
     audit?: AuditEvent,
@@ -71,7 +72,11 @@ export class AccountCache
     }
   }
 
-  async #cached<T>(map: Map<string, Entry<T>>, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  async #cached<K extends string, T>(
+    map: Map<K, Entry<T>>,
+    id: K,
+    load: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const now = this.#clock.now();
     const hit = map.get(id);
     if (hit && hit.until > now) return hit.value;

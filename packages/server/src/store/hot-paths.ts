@@ -1,4 +1,5 @@
 import type { EventDraft } from '../domain/events.ts';
+import type { AccountId } from '../ids.ts';
 import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './schema.ts';
 
 /**
@@ -11,11 +12,11 @@ import type { AccountsTable, PaymentIntentsTable, TransactionsTable } from './sc
 export interface HotPaths {
   /** The intent and its creation event, atomically; resolves after the commit. */
   createIntent(row: PaymentIntentsTable, draft: EventDraft, now: number): Promise<void>;
-  findAccount(id: string): Maybe<AccountsTable>;
+  findAccount(id: AccountId): Maybe<AccountsTable>;
   /** The account of a widget's client key: on every confirm. */
   findAccountByClientKey(clientKey: string): Maybe<AccountsTable>;
-  findIntent(accountId: string, id: string): Maybe<PaymentIntentsTable>;
-  findTransaction(accountId: string, id: string): Maybe<TransactionsTable>;
+  findIntent(accountId: AccountId, id: string): Maybe<PaymentIntentsTable>;
+  findTransaction(accountId: AccountId, id: string): Maybe<TransactionsTable>;
 }
 
 type Maybe<T> = T | undefined | Promise<T | undefined>;

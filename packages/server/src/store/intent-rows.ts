@@ -1,13 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { CancellationReason, CaptureMethod, IntentStatus, PaymentIntent } from '../domain/intent-model.ts';
-import type { AccountId, IntentId } from '../ids.ts';
+import type { IntentId, TransactionId } from '../ids.ts';
 import type { PaymentIntentsTable } from './schema.ts';
 
 /** A payment intent and its row, both ways: shared by the repository and the hot paths (no import cycle). */
 export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
   return {
     id: row.id as IntentId,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     amount: row.amount,
     currency: row.currency as 'USD',
     status: row.status as IntentStatus,
@@ -23,7 +23,7 @@ export function toIntent(row: Selectable<PaymentIntentsTable>): PaymentIntent {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
-    lastTransactionId: row.last_transaction_id,
+    lastTransactionId: row.last_transaction_id as TransactionId | null,
     failedAttempts: row.failed_attempts,
     captureMethod: row.capture_method as CaptureMethod,
     captureBefore: row.capture_before,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
+import type { AccountId } from '../ids.ts';
 import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsAfter, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
@@ -46,7 +47,7 @@ export class PostgresHotPaths extends PostgresAttempts implements HotPaths {
     });
   }
 
-  async findAccount(id: string): Promise<AccountsTable | undefined> {
+  async findAccount(id: AccountId): Promise<AccountsTable | undefined> {
     return this.#one<AccountsTable>('hot_find_account', 'select * from accounts where id = $1', [id]);
   }
 
@@ -56,7 +57,7 @@ export class PostgresHotPaths extends PostgresAttempts implements HotPaths {
     ]);
   }
 
-  async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {
+  async findIntent(accountId: AccountId, id: string): Promise<PaymentIntentsTable | undefined> {
     return this.#one<PaymentIntentsTable>(
       'hot_find_intent',
       'select * from payment_intents where account_id = $1 and id = $2',
@@ -64,7 +65,7 @@ export class PostgresHotPaths extends PostgresAttempts implements HotPaths {
     );
   }
 
-  async findTransaction(accountId: string, id: string): Promise<TransactionsTable | undefined> {
+  async findTransaction(accountId: AccountId, id: string): Promise<TransactionsTable | undefined> {
     return this.#one<TransactionsTable>(
       'hot_find_transaction',
       'select * from transactions where account_id = $1 and id = $2',

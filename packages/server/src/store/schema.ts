@@ -1,10 +1,11 @@
 import type { Generated } from 'kysely';
+import type { AccountId } from '../ids.ts';
 /**
  * Row shapes as stored. Timestamps are integer milliseconds since the epoch, money is
  * integer minor units, JSON is text, and booleans are 0/1 so both engines agree.
  */
 export interface AccountsTable {
-  id: string;
+  id: AccountId;
   name: string;
   email: string;
   status: 'active' | 'inactive';
@@ -17,7 +18,7 @@ export interface AccountsTable {
 
 export interface SecretKeysTable {
   digest: string;
-  account_id: string;
+  account_id: AccountId;
   last4: string;
   created_at: number;
   /** null while the key is current; set when a roll gives it a grace period. */
@@ -26,7 +27,7 @@ export interface SecretKeysTable {
 
 export interface PaymentIntentsTable {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   amount: number;
   currency: string;
   status: string;
@@ -57,7 +58,7 @@ export interface PaymentIntentsTable {
 export interface TransactionsTable {
   id: string;
   uuid: string;
-  account_id: string;
+  account_id: AccountId;
   payment_intent_id: string;
   mode: 'live' | 'sandbox';
   status: number;
@@ -105,7 +106,7 @@ export interface TransactionsTable {
 
 export interface EventsTable {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   type: string;
   mode: 'live' | 'sandbox';
   object_type: string;
@@ -132,7 +133,7 @@ export interface EncryptionKeysTable {
 }
 
 export interface IdempotencyKeysTable {
-  account_id: string;
+  account_id: AccountId;
   key: string;
   request_hash: string;
   /** 'in_flight' until the first response is stored, then 'done'. */
@@ -146,7 +147,7 @@ export interface IdempotencyKeysTable {
 /** A card ciphertext (JWE `jti`) the confirm endpoint accepted: a second use is refused. */
 export interface CardCiphertextUsesTable {
   jti: string;
-  account_id: string;
+  account_id: AccountId;
   payment_intent_id: string;
   used_at: number;
   /** After this the ciphertext is too old to be accepted anyway, so the row may go. */
@@ -163,7 +164,7 @@ export interface CheckoutStartWindowsTable {
 export interface RefundsTable {
   /** re_… */
   id: string;
-  account_id: string;
+  account_id: AccountId;
   transaction_id: string;
   amount: number;
   currency: string;
@@ -181,7 +182,7 @@ export interface RefundsTable {
 export interface ProductsTable {
   /** prod_… */
   id: string;
-  account_id: string;
+  account_id: AccountId;
   mode: 'live' | 'sandbox';
   name: string;
   description: string | null;
@@ -197,7 +198,7 @@ export interface ProductsTable {
 export interface WebhookEndpointsTable {
   /** we_… */
   id: string;
-  account_id: string;
+  account_id: AccountId;
   url: string;
   mode: 'live' | 'sandbox';
   description: string | null;
@@ -220,7 +221,7 @@ export interface WebhookEndpointsTable {
 export interface WebhookDeliveriesTable {
   /** whd_…: one event for one endpoint. */
   id: string;
-  account_id: string;
+  account_id: AccountId;
   endpoint_id: string;
   event_id: string;
   origin: 'fanout' | 'resend';
@@ -239,7 +240,7 @@ export interface WebhookDeliveriesTable {
 export interface WebhookAttemptsTable {
   /** wha_…: one HTTP request of a delivery. */
   id: string;
-  account_id: string;
+  account_id: AccountId;
   endpoint_id: string;
   delivery_id: string;
   event_id: string;
@@ -258,14 +259,14 @@ export interface WebhookAttemptsTable {
 }
 
 export interface DashboardPasswordsTable {
-  account_id: string;
+  account_id: AccountId;
   hash: string;
   updated_at: number;
 }
 
 export interface DashboardSessionsTable {
   digest: string;
-  account_id: string;
+  account_id: AccountId;
   csrf_token: string;
   mode: 'live' | 'sandbox';
   created_at: number;
@@ -277,7 +278,7 @@ export interface DashboardSessionsTable {
 /** The append-only audit trail (migration 0110, decision 0205). */
 export interface AuditEventsTable {
   id: string;
-  account_id: string | null;
+  account_id: AccountId | null;
   action: string;
   actor: string;
   client_network: string | null;
@@ -289,7 +290,7 @@ export interface AuditEventsTable {
 
 /** One-time tokens of the dashboard's create forms (migration 0050). */
 export interface DashboardFormUsesTable {
-  account_id: string;
+  account_id: AccountId;
   token: string;
   session_digest: string;
   /** Where the first post sent the browser; null while it is being made. */
@@ -309,7 +310,7 @@ export interface SignInFailuresTable {
  * 0261), kept by triggers on `transactions`; a day may have several rows (`slot`), to be summed.
  */
 export interface DailyTotalsTable {
-  account_id: string;
+  account_id: AccountId;
   mode: 'live' | 'sandbox';
   /** created_at / 86 400 000 of the transactions counted. */
   day: number;

@@ -4,6 +4,7 @@ import type { PaymentIntent } from '../domain/intents.ts';
 import { CiphertextReplayed } from '../domain/payments/card-binding.ts';
 import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
 import type { Transaction } from '../domain/transactions.ts';
+import type { AccountId } from '../ids.ts';
 import { type AttemptHotPaths, startedIntent } from './attempt-hot-paths.ts';
 import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
@@ -88,7 +89,7 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
     return stopped !== FINISH_GUARDS.finished;
   }
 
-  findAccount(id: string): AccountsTable | undefined {
+  findAccount(id: AccountId): AccountsTable | undefined {
     return this.#findAccount.get(id) as AccountsTable | undefined;
   }
 
@@ -96,12 +97,12 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
     return this.#findAccountByClientKey.get(clientKey) as AccountsTable | undefined;
   }
 
-  async findIntent(accountId: string, id: string): Promise<PaymentIntentsTable | undefined> {
+  async findIntent(accountId: AccountId, id: string): Promise<PaymentIntentsTable | undefined> {
     await endOfTurn();
     return this.#findIntent.get(accountId, id) as PaymentIntentsTable | undefined;
   }
 
-  async findTransaction(accountId: string, id: string): Promise<TransactionsTable | undefined> {
+  async findTransaction(accountId: AccountId, id: string): Promise<TransactionsTable | undefined> {
     await endOfTurn();
     return this.#findTransaction.get(accountId, id) as TransactionsTable | undefined;
   }

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { CrashPointName } from '../../src/crash-points.ts';
+import type { AccountId } from '../../src/ids.ts';
 import { checkDelivered, checkLedger, settled } from './crash-checks.ts';
 import { type Ledger, newLedger, retryLost, runOrders } from './crash-workload.ts';
 import { type SecondProcess, startSecondProcess } from './second-process.ts';
@@ -17,7 +18,7 @@ const RECOVERY_ENV = {
 };
 
 export interface RunFigures {
-  shopId: string;
+  shopId: AccountId;
   ledger: Ledger;
   retried: number;
   settleMs: number;

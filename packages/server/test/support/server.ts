@@ -3,6 +3,7 @@ import type { Clock } from '../../src/clock.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import type { Processor } from '../../src/domain/payments/ports.ts';
+import type { AccountId } from '../../src/ids.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import type { Engine } from '../../src/store/database.ts';
@@ -11,7 +12,7 @@ import { createTestDatabase, SUITE_DATABASE_TIMEOUTS, type TestDatabase } from '
 import { freePort } from './free-port.ts';
 
 export interface TestAccount {
-  id: string;
+  id: AccountId;
   secretKey: string;
   clientKey: string;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
+import type { AccountId } from '../../ids.ts';
 import { SESSION_ABSOLUTE_MS } from './sessions.ts';
 
 /**
@@ -11,12 +12,12 @@ import { SESSION_ABSOLUTE_MS } from './sessions.ts';
  */
 export interface FormUseStore {
   /** Inserts the claim unless the token is already claimed; true when this call claimed it. */
-  claim(accountId: string, token: string, sessionDigest: string, now: number): Promise<boolean>;
+  claim(accountId: AccountId, token: string, sessionDigest: string, now: number): Promise<boolean>;
   /** The claim's result: a string once done, null while the first post is still working, undefined when absent. */
-  result(accountId: string, token: string): Promise<string | null | undefined>;
-  finish(accountId: string, token: string, result: string): Promise<void>;
+  result(accountId: AccountId, token: string): Promise<string | null | undefined>;
+  finish(accountId: AccountId, token: string, result: string): Promise<void>;
   /** The first post failed: the token may be used again (after fixing the form). */
-  release(accountId: string, token: string): Promise<void>;
+  release(accountId: AccountId, token: string): Promise<void>;
   /** Drops claims made before `before`. */
   purge(before: number): Promise<void>;
 }
@@ -43,7 +44,7 @@ export type FormUse<T> = { first: true; value: T } | { first: false; result: str
 export async function oncePerToken<T>(
   store: FormUseStore,
   clock: Clock,
-  scope: { accountId: string; sessionDigest: string; token: string },
+  scope: { accountId: AccountId; sessionDigest: string; token: string },
   make: () => Promise<{ value: T; result: string }>,
   options: { refused: (error: unknown) => boolean; waitMs?: number },
 ): Promise<FormUse<T>> {

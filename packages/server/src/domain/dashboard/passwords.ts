@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { passwordHashPool } from '../../crypto/password-hash-pool.ts';
+import type { AccountId } from '../../ids.ts';
 import { type AuditEvent, auditEvent, CLI_ACTOR } from '../audit.ts';
 import { ApiError } from '../errors.ts';
 
@@ -59,9 +60,9 @@ export const decoyHash = () => {
 
 export interface PasswordStore {
   /** Replaces `oldHash` by `newHash` only if it is still the stored one (a rehash, not a reset: sessions stay). */
-  upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void>;
+  upgradePassword(accountId: AccountId, oldHash: string, newHash: string): Promise<void>;
   /** False when there is no such account. Ends the account's sessions and writes `audit`, in one transaction. */
-  setPassword(accountId: string, hash: string, now: number, audit?: AuditEvent[]): Promise<boolean>;
+  setPassword(accountId: AccountId, hash: string, now: number, audit?: AuditEvent[]): Promise<boolean>;
 }
 
 export function checkPassword(password: string): void {
@@ -88,7 +89,7 @@ export function checkPassword(password: string): void {
 export async function setDashboardPassword(
   store: PasswordStore,
   clock: Clock,
-  accountId: string,
+  accountId: AccountId,
   password: string,
   actor = CLI_ACTOR,
 ): Promise<void> {

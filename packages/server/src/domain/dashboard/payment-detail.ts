@@ -1,3 +1,4 @@
+import type { AccountId } from '../../ids.ts';
 import type { Account } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import type { EventFeed } from '../event-queries.ts';
@@ -9,11 +10,11 @@ import type { Attempt } from '../webhooks/deliveries.ts';
 import { type PaymentStatus, paymentStatus } from './payment-list.ts';
 
 export interface PaymentDetailStores {
-  transactions: TransactionReader & { forIntent(accountId: string, intentId: string): Promise<Transaction[]> };
+  transactions: TransactionReader & { forIntent(accountId: AccountId, intentId: string): Promise<Transaction[]> };
   refunds: RefundReader;
   intents: Pick<IntentStore, 'find'>;
   eventFeed: Pick<EventFeed, 'list'>;
-  webhookAttempts: { forEvents(accountId: string, eventIds: readonly string[]): Promise<Attempt[]> };
+  webhookAttempts: { forEvents(accountId: AccountId, eventIds: readonly string[]): Promise<Attempt[]> };
 }
 
 /** A payment as its dashboard page shows it: the intent and everything its attempts did. */

@@ -1,4 +1,4 @@
-import type { AccountId } from '../../ids.ts';
+import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import type { Account } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import type { IntentStore, Mode, Page, PaymentIntent } from '../intents.ts';
@@ -87,9 +87,9 @@ export interface PaymentListStore {
     after?: { createdAt: number; id: string },
   ): Promise<Page<PaymentIntent>>;
   /** These transactions of the account, by id. */
-  findMany(accountId: AccountId, ids: readonly string[]): Promise<Transaction[]>;
+  findMany(accountId: AccountId, ids: readonly TransactionId[]): Promise<Transaction[]>;
   /** How many attempts each of these intents has. */
-  attemptCounts(accountId: AccountId, intentIds: readonly string[]): Promise<Map<string, number>>;
+  attemptCounts(accountId: AccountId, intentIds: readonly IntentId[]): Promise<Map<string, number>>;
 }
 
 export interface PaymentRow {
@@ -112,7 +112,7 @@ export async function listPayments(
     if (!after) throw new ApiError('resource_missing', 'after names no payment of this account.', 'after');
   }
   const page = await stores.payments.listIntents(account.id, query.filter, query.limit, after);
-  const lastIds = page.data.map((i) => i.lastTransactionId).filter((id): id is string => id !== null);
+  const lastIds = page.data.map((i) => i.lastTransactionId).filter((id): id is TransactionId => id !== null);
   const [lasts, counts] = await Promise.all([
     lastIds.length ? stores.payments.findMany(account.id, lastIds) : Promise.resolve([]),
     page.data.length

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { HOUR, MINUTE } from '../../clock.ts';
 import { PasswordHashingBusy } from '../../crypto/password-hash-pool.ts';
-import { sha256Hex } from '../../ids.ts';
+import { type AccountId, sha256Hex } from '../../ids.ts';
 import type { Account, AccountStore } from '../accounts.ts';
 import { type AuditEvent, type AuditStore, actorOfSession, auditEvent } from '../audit.ts';
 import type { Mode } from '../intents.ts';
@@ -19,7 +19,7 @@ export { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from './sign-in-limits.ts';
 
 export interface Session {
   digest: string;
-  accountId: string;
+  accountId: AccountId;
   csrfToken: string;
   mode: Mode;
   createdAt: number;
@@ -36,16 +36,16 @@ export const PASSWORD_FRESH_MS = 10 * MINUTE;
 
 export interface SessionStore {
   /** Accounts with this email (any case) that have a password, with their hashes. */
-  passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]>;
-  passwordOf(accountId: string): Promise<string | undefined>;
-  upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void>;
+  passwordsByEmail(email: string): Promise<{ accountId: AccountId; hash: string }[]>;
+  passwordOf(accountId: AccountId): Promise<string | undefined>;
+  upgradePassword(accountId: AccountId, oldHash: string, newHash: string): Promise<void>;
   insertSessionAudited(session: Session, audit: AuditEvent): Promise<void>;
   findSession(digest: string): Promise<Session | undefined>;
   updateSession(digest: string, changes: { lastSeenAt?: number; mode?: Mode; passwordAt?: number }): Promise<void>;
   deleteSession(digest: string): Promise<void>;
   deleteSessionAudited(digest: string, audit: AuditEvent): Promise<void>;
   /** Every session of the account but `keep`; how many ended. */
-  endSessions(accountId: string, audit: AuditEvent, keep?: string): Promise<number>;
+  endSessions(accountId: AccountId, audit: AuditEvent, keep?: string): Promise<number>;
 }
 
 export interface SignInStores {
@@ -78,9 +78,9 @@ export async function signIn(
   const now = clock.now();
   const reserved = await reserveSignIn(stores.counters, email, input.clientIp, now);
   if (!reserved.ok) return { ok: false, reason: 'rate_limited', retryAfterMs: reserved.retryAfterMs };
-  let accountId: string | undefined;
+  let accountId: AccountId | undefined;
   let matched: string | undefined;
-  let candidates: { accountId: string; hash: string }[] = [];
+  let candidates: { accountId: AccountId; hash: string }[] = [];
   try {
     // No password is longer than the maximum: refuse it without paying scrypt for it.
     candidates = input.password.length > PASSWORD_MAX_LENGTH ? [] : await store.passwordsByEmail(email);
@@ -173,7 +173,7 @@ export async function confirmPassword(
 }
 
 /** An older hash upgraded to today's parameters; a full hashing pool leaves it for the next sign-in. */
-async function rehash(store: SessionStore, accountId: string, old: string, password: string): Promise<void> {
+async function rehash(store: SessionStore, accountId: AccountId, old: string, password: string): Promise<void> {
   try {
     await store.upgradePassword(accountId, old, await hashPassword(password));
   } catch (error) {
@@ -227,7 +227,7 @@ export async function signOut(store: SessionStore, clock: Clock, session: Sessio
 export async function endAllSessions(
   store: SessionStore,
   clock: Clock,
-  input: { accountId: string; actor: string; clientIp?: string | null },
+  input: { accountId: AccountId; actor: string; clientIp?: string | null },
 ): Promise<number> {
   return store.endSessions(
     input.accountId,

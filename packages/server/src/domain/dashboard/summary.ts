@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { DAY } from '../../clock.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Account } from '../accounts.ts';
 import type { Mode } from '../intents.ts';
 
@@ -27,7 +28,7 @@ export interface DayTotals {
 
 export interface SummaryStore {
   /** The days since `since` (a UTC midnight) that have any, oldest first. */
-  totalsPerDay(accountId: string, mode: Mode, since: number): Promise<DayTotals[]>;
+  totalsPerDay(accountId: AccountId, mode: Mode, since: number): Promise<DayTotals[]>;
 }
 
 export interface Summary {

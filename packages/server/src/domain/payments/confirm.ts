@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { crashPoint } from '../../crash-points.ts';
-import { type AccountId, CLIENT_SECRET, newTransactionId, type TransactionId, uuidv7 } from '../../ids.ts';
+import { CLIENT_SECRET, newTransactionId, uuidv7 } from '../../ids.ts';
 import { feeFor } from '../../money.ts';
 import type { Account } from '../accounts.ts';
 import { binOf, checkCard, last4Of } from '../cards.ts';
@@ -73,7 +73,7 @@ export function assertPayable(intent: PaymentIntent, now: number): void {
  */
 async function assertProductUnchanged(deps: ConfirmDeps, intent: PaymentIntent): Promise<void> {
   if (!intent.productId) return;
-  const product = await deps.products.find(intent.accountId as AccountId, intent.productId);
+  const product = await deps.products.find(intent.accountId, intent.productId);
   if (!product?.active || product.amount !== intent.amount || product.currency !== intent.currency) {
     throw new ApiError(
       'payment_intent_unexpected_state',
@@ -182,7 +182,7 @@ function pendingAttempt(
 ): Transaction {
   const { pricing } = input.account;
   return {
-    id: newTransactionId(now) as TransactionId,
+    id: newTransactionId(now),
     uuid: uuidv7(now),
     accountId: intent.accountId,
     paymentIntentId: intent.id,

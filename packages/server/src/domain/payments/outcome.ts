@@ -1,5 +1,5 @@
 import { type Clock, DAY, MINUTE } from '../../clock.ts';
-import { randomBase62 } from '../../ids.ts';
+import { type AccountId, randomBase62 } from '../../ids.ts';
 import type { ErrorCode } from '../errors.ts';
 import { type IntentStore, intentEvent, type PaymentIntent } from '../intents.ts';
 import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.ts';
@@ -28,7 +28,7 @@ export const newChallengeToken = () => `chl_${randomBase62(32)}`;
 export interface OutcomeDeps {
   store: PaymentStore;
   intents: IntentStore;
-  transactions: { find(accountId: string, id: string): Promise<Transaction | undefined> };
+  transactions: { find(accountId: AccountId, id: string): Promise<Transaction | undefined> };
   clock: Clock;
   limiter: FailureLimiter;
   /** How long an authorization of a manual intent waits for its capture (OBOLUS_CAPTURE_WINDOW_HOURS). */

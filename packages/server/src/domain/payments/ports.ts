@@ -1,3 +1,4 @@
+import type { AccountId } from '../../ids.ts';
 import type { EventDraft } from '../events.ts';
 import type { CancellationReason, Mode, PaymentIntent } from '../intent-model.ts';
 import type { Transaction } from '../transactions.ts';
@@ -5,7 +6,7 @@ import type { Transaction } from '../transactions.ts';
 /** One use of a card ciphertext's `jti`: a replay of it is refused (decision 0183). */
 export interface CiphertextUse {
   jti: string;
-  accountId: string;
+  accountId: AccountId;
   paymentIntentId: string;
   usedAt: number;
   expiresAt: number;

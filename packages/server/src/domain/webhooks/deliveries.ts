@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { crashPoint } from '../../crash-points.ts';
-import { randomBase62 } from '../../ids.ts';
+import { type AccountId, randomBase62 } from '../../ids.ts';
 import type { EventDraft, StoredEvent } from '../events.ts';
 import { eventView } from '../events.ts';
 import { webhookEndpointView } from './endpoint-view.ts';
@@ -15,7 +15,7 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export interface Delivery {
   /** whd_… */
   id: string;
-  accountId: string;
+  accountId: AccountId;
   endpointId: string;
   eventId: string;
   origin: 'fanout' | 'resend';
@@ -51,7 +51,7 @@ export interface WebhookSender {
 export interface Attempt extends SendResult {
   /** wha_… */
   id: string;
-  accountId: string;
+  accountId: AccountId;
   endpointId: string;
   deliveryId: string;
   eventId: string;

@@ -26,7 +26,7 @@ export interface DeliveryLog {
 }
 
 export interface EventLookup {
-  find(accountId: string, id: string): Promise<StoredEvent | undefined>;
+  find(accountId: AccountId, id: string): Promise<StoredEvent | undefined>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.ts';
+import type { AccountId } from '../../ids.ts';
 import type { StoredEvent } from '../events.ts';
 import type { Delivery } from './deliveries.ts';
 import { newDeliveryId } from './deliveries.ts';
@@ -8,7 +9,7 @@ import { subscribes, type WebhookEndpoint } from './endpoints.ts';
 export interface FanoutStore {
   /** Leases up to `limit` events not fanned out yet, oldest first; safe with any number of processes. */
   claimUnfannedAcrossAccounts(now: number, leaseMs: number, limit: number): Promise<StoredEvent[]>;
-  enabledEndpoints(accountIds: string[]): Promise<WebhookEndpoint[]>;
+  enabledEndpoints(accountIds: AccountId[]): Promise<WebhookEndpoint[]>;
   /**
    * Inserts the deliveries and marks the events fanned out, in one transaction. A delivery
    * that exists already (another process whose lease ran out got there first) is skipped.

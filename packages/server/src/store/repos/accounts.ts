@@ -8,7 +8,7 @@ import { insertAuditEvent } from './audit.ts';
 
 function toAccount(row: Selectable<AccountsTable>): Account {
   return {
-    id: row.id as AccountId,
+    id: row.id,
     name: row.name,
     email: row.email,
     status: row.status,
@@ -22,7 +22,7 @@ function toAccount(row: Selectable<AccountsTable>): Account {
 function toKey(row: Selectable<SecretKeysTable>): SecretKeyRecord {
   return {
     digest: row.digest,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     last4: row.last4,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
@@ -66,7 +66,7 @@ export class AccountsRepository implements AccountStore {
   }
 
   /** On every authenticated request (the account's status must be current): a hot path. */
-  async find(id: string): Promise<Account | undefined> {
+  async find(id: AccountId): Promise<Account | undefined> {
     if (this.#hot) {
       const found = await this.#hot.findAccount(id);
       return found && toAccount(found);
@@ -101,7 +101,7 @@ export class AccountsRepository implements AccountStore {
     return Number(row.n);
   }
 
-  async setStatus(id: string, status: AccountStatus): Promise<boolean> {
+  async setStatus(id: AccountId, status: AccountStatus): Promise<boolean> {
     const result = await this.#db.updateTable('accounts').set({ status }).where('id', '=', id).executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
@@ -112,7 +112,7 @@ export class AccountsRepository implements AccountStore {
   }
 
   /** The account's keys, newest first (the dashboard shows their last 4). */
-  async keysOf(accountId: string): Promise<SecretKeyRecord[]> {
+  async keysOf(accountId: AccountId): Promise<SecretKeyRecord[]> {
     const rows = await this.#db
       .selectFrom('secret_keys')
       .selectAll()
@@ -123,7 +123,7 @@ export class AccountsRepository implements AccountStore {
   }
 
   async replaceSecretKey(
-    accountId: string,
+    accountId: AccountId,
     key: SecretKeyRecord,
     graceUntil: number,
     audit?: AuditEvent,

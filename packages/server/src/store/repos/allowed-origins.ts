@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AllowedOriginsStore } from '../../domain/allowed-origins.ts';
 import type { AuditEvent } from '../../domain/audit.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Database } from '../schema.ts';
 import { insertAuditEvent } from './audit.ts';
 
@@ -11,7 +12,7 @@ export class AllowedOriginsRepository implements AllowedOriginsStore {
     this.#db = db;
   }
 
-  set(accountId: string, origins: string[], audit?: AuditEvent): Promise<boolean> {
+  set(accountId: AccountId, origins: string[], audit?: AuditEvent): Promise<boolean> {
     return this.#audited(audit, async (db) => {
       const result = await db
         .updateTable('accounts')
@@ -32,7 +33,7 @@ export class AllowedOriginsRepository implements AllowedOriginsStore {
     });
   }
 
-  replace(accountId: string, expected: readonly string[], origins: string[], audit?: AuditEvent): Promise<boolean> {
+  replace(accountId: AccountId, expected: readonly string[], origins: string[], audit?: AuditEvent): Promise<boolean> {
     return this.#audited(audit, async (db) => {
       // The stored text is always JSON.stringify of the list, so equal lists are equal text.
       const result = await db

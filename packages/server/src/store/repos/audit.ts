@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { AuditAction, AuditEvent, AuditOutcome, AuditStore } from '../../domain/audit.ts';
+import type { AccountId } from '../../ids.ts';
 import type { AuditEventsTable, Database } from '../schema.ts';
 
 const toEvent = (row: Selectable<AuditEventsTable>): AuditEvent => ({
@@ -41,7 +42,7 @@ export class AuditRepository implements AuditStore {
     return insertAuditEvent(this.#db, event);
   }
 
-  async list(accountId: string, options: { since?: number; limit: number }): Promise<AuditEvent[]> {
+  async list(accountId: AccountId, options: { since?: number; limit: number }): Promise<AuditEvent[]> {
     let query = this.#db.selectFrom('audit_events').selectAll().where('account_id', '=', accountId);
     if (options.since !== undefined) query = query.where('created_at', '>=', options.since);
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();

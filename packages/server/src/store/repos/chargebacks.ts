@@ -3,7 +3,6 @@ import type { ChargebackStore, DueDispute } from '../../domain/chargebacks.ts';
 import type { EventDraft } from '../../domain/events.ts';
 import type { TransactionWithRefunds } from '../../domain/transaction-queries.ts';
 import { DISPUTABLE_STATUSES, type Refund, type Transaction, TX_STATUS } from '../../domain/transactions.ts';
-import type { AccountId } from '../../ids.ts';
 import type { Database } from '../schema.ts';
 import { appendEvents } from './events.ts';
 import { selectRefunds } from './refunds.ts';
@@ -82,7 +81,8 @@ export class ChargebacksRepository implements ChargebackStore {
       const row = await change(update).returningAll().executeTakeFirst();
       if (!row) return null;
       const transaction = toTransaction(row);
-      const refunds = transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [row.id]) : [];
+      const refunds =
+        transaction.refundedAmount > 0 ? await selectRefunds(trx, dispute.accountId, [transaction.id]) : [];
       await appendEvents(trx, events(transaction, refunds), now);
       return { transaction, refunds };
     });
@@ -100,6 +100,6 @@ export class ChargebacksRepository implements ChargebackStore {
       .orderBy('dispute_at')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({ accountId: row.account_id as AccountId, transactionId: row.id }));
+    return rows.map((row) => ({ accountId: row.account_id, transactionId: row.id }));
   }
 }

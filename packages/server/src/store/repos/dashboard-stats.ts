@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DayTotals, SummaryStore } from '../../domain/dashboard/summary.ts';
 import type { Mode } from '../../domain/intents.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Database } from '../schema.ts';
 
 const DAY_MS = 86_400_000;
@@ -16,7 +17,7 @@ export class DashboardStatsRepository implements SummaryStore {
     this.#db = db;
   }
 
-  async totalsPerDay(accountId: string, mode: Mode, since: number): Promise<DayTotals[]> {
+  async totalsPerDay(accountId: AccountId, mode: Mode, since: number): Promise<DayTotals[]> {
     const rows = await this.#db
       .selectFrom('daily_totals')
       .select((eb) => [

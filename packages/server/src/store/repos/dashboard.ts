@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditEvent } from '../../domain/audit.ts';
 import type { PasswordStore } from '../../domain/dashboard/passwords.ts';
 import type { Session, SessionStore } from '../../domain/dashboard/sessions.ts';
+import type { AccountId } from '../../ids.ts';
 import type { DashboardSessionsTable, Database } from '../schema.ts';
 import { insertAuditEvent } from './audit.ts';
 
@@ -33,7 +34,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
   }
 
   /** The password, every session of the account ended, and the audit events: one transaction. */
-  async setPassword(accountId: string, hash: string, now: number, audit: AuditEvent[] = []): Promise<boolean> {
+  async setPassword(accountId: AccountId, hash: string, now: number, audit: AuditEvent[] = []): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
       if (!account) return false;
@@ -57,7 +58,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
   }
 
   /** Ends every session of the account (all but `keep`), with its audit event in the same transaction. */
-  async endSessions(accountId: string, audit: AuditEvent, keep?: string): Promise<number> {
+  async endSessions(accountId: AccountId, audit: AuditEvent, keep?: string): Promise<number> {
     return this.#db.transaction().execute(async (trx) => {
       let query = trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId);
       if (keep) query = query.where('digest', '!=', keep);
@@ -67,7 +68,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     });
   }
 
-  async upgradePassword(accountId: string, oldHash: string, newHash: string): Promise<void> {
+  async upgradePassword(accountId: AccountId, oldHash: string, newHash: string): Promise<void> {
     await this.#db
       .updateTable('dashboard_passwords')
       .set({ hash: newHash })
@@ -77,7 +78,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
   }
 
   /** The hash of an account's password, for a signed-in merchant confirming it. */
-  async passwordOf(accountId: string): Promise<string | undefined> {
+  async passwordOf(accountId: AccountId): Promise<string | undefined> {
     const row = await this.#db
       .selectFrom('dashboard_passwords')
       .select('hash')
@@ -102,7 +103,7 @@ export class DashboardRepository implements PasswordStore, SessionStore {
     });
   }
 
-  async passwordsByEmail(email: string): Promise<{ accountId: string; hash: string }[]> {
+  async passwordsByEmail(email: string): Promise<{ accountId: AccountId; hash: string }[]> {
     const rows = await this.#db
       .selectFrom('dashboard_passwords')
       .innerJoin('accounts', 'accounts.id', 'dashboard_passwords.account_id')

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EventFeed, EventFilter } from '../../domain/event-queries.ts';
 import type { StoredEvent } from '../../domain/events.ts';
 import type { Page } from '../../domain/intents.ts';
+import type { AccountId } from '../../ids.ts';
 import { readAtEndOfTurn } from '../end-of-turn.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database } from '../schema.ts';
@@ -14,7 +15,7 @@ export class EventFeedRepository implements EventFeed {
     this.#db = db;
   }
 
-  async find(accountId: string, id: string): Promise<StoredEvent | undefined> {
+  async find(accountId: AccountId, id: string): Promise<StoredEvent | undefined> {
     const row = await this.#db
       .selectFrom('events')
       .selectAll()
@@ -25,7 +26,7 @@ export class EventFeedRepository implements EventFeed {
   }
 
   /** Events of one object, oldest first. */
-  async forObject(accountId: string, objectId: string): Promise<StoredEvent[]> {
+  async forObject(accountId: AccountId, objectId: string): Promise<StoredEvent[]> {
     const rows = await this.#db
       .selectFrom('events')
       .selectAll()
@@ -36,7 +37,12 @@ export class EventFeedRepository implements EventFeed {
     return rows.map(toEvent);
   }
 
-  async list(accountId: string, limit: number, filter: EventFilter, after?: StoredEvent): Promise<Page<StoredEvent>> {
+  async list(
+    accountId: AccountId,
+    limit: number,
+    filter: EventFilter,
+    after?: StoredEvent,
+  ): Promise<Page<StoredEvent>> {
     let query = this.#db
       .selectFrom('events')
       .selectAll()

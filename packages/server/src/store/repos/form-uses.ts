@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { FormUseStore } from '../../domain/dashboard/form-uses.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Database } from '../schema.ts';
 
 /** dashboard_form_uses: the claims of one-time form tokens, shared by every process. */
@@ -9,7 +10,7 @@ export class FormUsesRepository implements FormUseStore {
     this.#db = db;
   }
 
-  async claim(accountId: string, token: string, sessionDigest: string, now: number): Promise<boolean> {
+  async claim(accountId: AccountId, token: string, sessionDigest: string, now: number): Promise<boolean> {
     // The primary key decides: of two posts racing, on either engine, one inserts and one does nothing.
     const inserted = await this.#db
       .insertInto('dashboard_form_uses')
@@ -19,7 +20,7 @@ export class FormUsesRepository implements FormUseStore {
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
-  async result(accountId: string, token: string): Promise<string | null | undefined> {
+  async result(accountId: AccountId, token: string): Promise<string | null | undefined> {
     const row = await this.#db
       .selectFrom('dashboard_form_uses')
       .select('result')
@@ -29,7 +30,7 @@ export class FormUsesRepository implements FormUseStore {
     return row?.result;
   }
 
-  async finish(accountId: string, token: string, result: string): Promise<void> {
+  async finish(accountId: AccountId, token: string, result: string): Promise<void> {
     await this.#db
       .updateTable('dashboard_form_uses')
       .set({ result })
@@ -38,7 +39,7 @@ export class FormUsesRepository implements FormUseStore {
       .execute();
   }
 
-  async release(accountId: string, token: string): Promise<void> {
+  async release(accountId: AccountId, token: string): Promise<void> {
     await this.#db
       .deleteFrom('dashboard_form_uses')
       .where('account_id', '=', accountId)

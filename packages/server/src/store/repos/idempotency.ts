@@ -5,6 +5,7 @@ import {
   type IdempotencyClaim,
   type IdempotencyStore,
 } from '../../domain/idempotency.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 
@@ -19,7 +20,7 @@ export class IdempotencyRepository implements IdempotencyStore {
     this.#lockMs = lockMs;
   }
 
-  async claim(accountId: string, key: string, requestHash: string, now: number): Promise<IdempotencyClaim> {
+  async claim(accountId: AccountId, key: string, requestHash: string, now: number): Promise<IdempotencyClaim> {
     // Two rounds at most: the second follows the removal of an expired row.
     for (let round = 0; round < 2; round++) {
       const inserted = await this.#writes.run((trx) =>
@@ -70,7 +71,7 @@ export class IdempotencyRepository implements IdempotencyStore {
     return { kind: 'in_flight' };
   }
 
-  async #deleteIfCreatedAt(accountId: string, key: string, createdAt: number): Promise<void> {
+  async #deleteIfCreatedAt(accountId: AccountId, key: string, createdAt: number): Promise<void> {
     await this.#db
       .deleteFrom('idempotency_keys')
       .where('account_id', '=', accountId)
@@ -79,7 +80,7 @@ export class IdempotencyRepository implements IdempotencyStore {
       .execute();
   }
 
-  async complete(accountId: string, key: string, statusCode: number, body: string): Promise<void> {
+  async complete(accountId: AccountId, key: string, statusCode: number, body: string): Promise<void> {
     await this.#writes.run((trx) =>
       trx
         .updateTable('idempotency_keys')
@@ -90,7 +91,7 @@ export class IdempotencyRepository implements IdempotencyStore {
     );
   }
 
-  async release(accountId: string, key: string): Promise<void> {
+  async release(accountId: AccountId, key: string): Promise<void> {
     await this.#db
       .deleteFrom('idempotency_keys')
       .where('account_id', '=', accountId)

@@ -7,7 +7,7 @@ import {
 } from '../../domain/dashboard/payment-list.ts';
 import type { Page, PaymentIntent } from '../../domain/intents.ts';
 import type { Transaction } from '../../domain/transactions.ts';
-import type { AccountId } from '../../ids.ts';
+import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import { toPage } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { toIntent } from './intents.ts';
@@ -87,7 +87,7 @@ export class PaymentListRepository implements PaymentListStore {
     return toPage(await query.execute(), limit, toIntent);
   }
 
-  async findMany(accountId: AccountId, ids: readonly string[]): Promise<Transaction[]> {
+  async findMany(accountId: AccountId, ids: readonly TransactionId[]): Promise<Transaction[]> {
     if (ids.length === 0) return [];
     const rows = await this.#db
       .selectFrom('transactions')
@@ -98,7 +98,7 @@ export class PaymentListRepository implements PaymentListStore {
     return rows.map(toTransaction);
   }
 
-  async attemptCounts(accountId: AccountId, intentIds: readonly string[]): Promise<Map<string, number>> {
+  async attemptCounts(accountId: AccountId, intentIds: readonly IntentId[]): Promise<Map<string, number>> {
     if (intentIds.length === 0) return new Map();
     const rows = await this.#db
       .selectFrom('transactions')

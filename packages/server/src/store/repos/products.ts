@@ -8,7 +8,7 @@ import type { Database, ProductsTable } from '../schema.ts';
 function toProduct(row: Selectable<ProductsTable>): Product {
   return {
     id: row.id as ProductId,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     mode: row.mode,
     name: row.name,
     description: row.description,

@@ -12,7 +12,7 @@ import {
   type Transaction,
   TX_STATUS,
 } from '../../domain/transactions.ts';
-import type { AccountId, TransactionId } from '../../ids.ts';
+import type { AccountId, IntentId, TransactionId } from '../../ids.ts';
 import { olderThan, toPage } from '../keyset.ts';
 import type { Database, RefundsTable } from '../schema.ts';
 import { insertAuditEvent } from './audit.ts';
@@ -22,14 +22,14 @@ import { toTransaction } from './transactions.ts';
 export function toRefund(row: Selectable<RefundsTable>): Refund {
   return {
     id: row.id,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     transactionId: row.transaction_id as TransactionId,
     amount: row.amount,
     currency: row.currency as 'USD',
     createdAt: row.created_at,
     status: row.status as Refund['status'],
     processorRef: row.processor_ref,
-    paymentIntentId: row.payment_intent_id,
+    paymentIntentId: row.payment_intent_id as IntentId | null,
     reason: row.reason as RefundReason | null,
     metadata: JSON.parse(row.metadata) as Record<string, string>,
   };
@@ -38,8 +38,8 @@ export function toRefund(row: Selectable<RefundsTable>): Refund {
 /** Refunds of these transactions of the account, oldest first. Usable inside a database transaction. */
 export async function selectRefunds(
   db: Kysely<Database>,
-  accountId: string,
-  transactionIds: readonly string[],
+  accountId: AccountId,
+  transactionIds: readonly TransactionId[],
 ): Promise<Refund[]> {
   if (transactionIds.length === 0) return [];
   const rows = await db
@@ -59,7 +59,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
     this.#db = db;
   }
 
-  async find(accountId: string, id: string): Promise<Refund | undefined> {
+  async find(accountId: AccountId, id: string): Promise<Refund | undefined> {
     const row = await this.#db
       .selectFrom('refunds')
       .selectAll()
@@ -70,7 +70,7 @@ export class RefundsRepository implements RefundStore, RefundReader {
   }
 
   /** Newest first, by (created_at, id) after `after`; served by refunds_account_created / refunds_intent / refunds_transaction. */
-  async list(accountId: string, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>> {
+  async list(accountId: AccountId, filter: RefundFilter, limit: number, after?: Refund): Promise<Page<Refund>> {
     let query = this.#db.selectFrom('refunds').selectAll().where('account_id', '=', accountId);
     if (filter.transaction !== undefined) query = query.where('transaction_id', '=', filter.transaction);
     if (filter.paymentIntent !== undefined) query = query.where('payment_intent_id', '=', filter.paymentIntent);
@@ -84,12 +84,12 @@ export class RefundsRepository implements RefundStore, RefundReader {
     return toPage(rows, limit, toRefund);
   }
 
-  forTransactions(accountId: AccountId, transactionIds: readonly string[]): Promise<Refund[]> {
+  forTransactions(accountId: AccountId, transactionIds: readonly TransactionId[]): Promise<Refund[]> {
     return selectRefunds(this.#db, accountId, transactionIds);
   }
 
   async findByIdempotencyKey(
-    accountId: string,
+    accountId: AccountId,
     transactionId: string,
     key: string,
     since: number,

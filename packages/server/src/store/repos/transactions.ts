@@ -12,7 +12,7 @@ export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
   return {
     id: row.id as TransactionId,
     uuid: row.uuid,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     paymentIntentId: row.payment_intent_id as IntentId,
     mode: row.mode,
     status: row.status as TxStatus,
@@ -118,7 +118,7 @@ export class TransactionsRepository {
     this.#hot = hot;
   }
 
-  async find(accountId: string, id: string): Promise<Transaction | undefined> {
+  async find(accountId: AccountId, id: string): Promise<Transaction | undefined> {
     if (this.#hot) {
       const found = await this.#hot.findTransaction(accountId, id);
       return found && toTransaction(found);
@@ -142,7 +142,7 @@ export class TransactionsRepository {
     return row && toTransaction(row);
   }
 
-  async forIntent(accountId: string, intentId: string): Promise<Transaction[]> {
+  async forIntent(accountId: AccountId, intentId: string): Promise<Transaction[]> {
     const rows = await this.#db
       .selectFrom('transactions')
       .selectAll()

@@ -68,7 +68,7 @@ export class WebhookAttemptsRepository implements DeliveryLog {
   }
 
   /** Every attempt to deliver these events of the account, oldest first (a payment's detail page). */
-  async forEvents(accountId: string, eventIds: readonly string[]): Promise<Attempt[]> {
+  async forEvents(accountId: AccountId, eventIds: readonly string[]): Promise<Attempt[]> {
     if (eventIds.length === 0) return [];
     const rows = await this.#db
       .selectFrom('webhook_attempts')

@@ -14,7 +14,7 @@ export function toEndpoint(box: SecretBox, row: Selectable<WebhookEndpointsTable
   const { secret, previousSecret } = openEndpointSecrets(box, row);
   return {
     id: row.id,
-    accountId: row.account_id as AccountId,
+    accountId: row.account_id,
     url: row.url,
     mode: row.mode,
     description: row.description,

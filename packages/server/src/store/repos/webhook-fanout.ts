@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../domain/events.ts';
 import type { Delivery } from '../../domain/webhooks/deliveries.ts';
 import type { WebhookEndpoint } from '../../domain/webhooks/endpoints.ts';
 import type { FanoutStore } from '../../domain/webhooks/fanout.ts';
+import type { AccountId } from '../../ids.ts';
 import type { Database, WebhookDeliveriesTable } from '../schema.ts';
 import { isPostgres } from './engine.ts';
 import { toEvent } from './events.ts';
@@ -63,7 +64,7 @@ export class WebhookFanoutRepository implements FanoutStore {
     return rows.map(toEvent).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
-  async enabledEndpoints(accountIds: string[]): Promise<WebhookEndpoint[]> {
+  async enabledEndpoints(accountIds: AccountId[]): Promise<WebhookEndpoint[]> {
     if (accountIds.length === 0) return [];
     const rows = await this.#db
       .selectFrom('webhook_endpoints')
