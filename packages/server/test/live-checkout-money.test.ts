@@ -7,7 +7,6 @@ import { settleAttempt } from '../src/domain/payments/settle.ts';
 import { settleRefundNotice } from '../src/domain/refund-notices.ts';
 import { sendUnsentRefunds, settleRefund } from '../src/domain/refunds.ts';
 import { type Transaction, TX_STATUS } from '../src/domain/transactions.ts';
-import type { AccountId } from '../src/ids.ts';
 import { paymentDeps, refundDeps } from '../src/services.ts';
 import { startReconciler } from '../src/workers/reconciler.ts';
 import { paymentsForAttempt } from './support/checkout-double.ts';
@@ -124,7 +123,7 @@ describe.each(ENGINES)(
       const [action] = refundActions(transactionId);
       const [payment] = paymentsForAttempt(s.double, transactionId);
       const store = s.t.server.services.repos.refunds;
-      const pending = (await store.forTransactions(s.shop.id as AccountId, [transactionId])).find((r) => r.id === id);
+      const pending = (await store.findForNoticeAcrossAccounts({ refundId: id }))?.refund;
       if (!pending || !action) throw new Error('the unanswered refund is not there');
       // The refund call's answer is recorded after the notice missed it by the acquirer's id and
       // before it looks for unanswered refunds: it then finds none.
