@@ -3,7 +3,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 const children = new Set<ChildProcess>();
 
-/** Starts `node args…` and resolves with the first match group of `ready` in its stdout. */
+/** How long a process may take to print its ready line (a first start migrates and analyses the database). */
+const READY_WITHIN_MS = 180_000;
+
+/**
+ * Starts `node args…` and resolves with the first match group of `ready` in its stdout; fails
+ * (and stops it) when the line has not come within READY_WITHIN_MS, rather than wait for ever.
+ */
 export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
@@ -13,10 +19,19 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
   return new Promise((resolve, reject) => {
     let out = '';
+    const late = setTimeout(() => {
+      void stopProcess(child);
+      reject(
+        new Error(
+          `${args.join(' ')} printed no ${ready} within ${READY_WITHIN_MS / 1000} s\n${out.slice(-2000)}${err}`,
+        ),
+      );
+    }, READY_WITHIN_MS);
     const watch = (d: Buffer) => {
       out += d;
       const match = ready.exec(out);
       if (!match) return;
+      clearTimeout(late);
       // Ready: the rest of its output (a log line per request) is read and dropped. Keeping and
       // searching it cost the bench's own process, which also drives the load, more CPU with
       // every request (and the baseline logs nothing).
@@ -27,6 +42,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
     };
     child.stdout?.on('data', watch);
     child.once('exit', (code) => {
+      clearTimeout(late);
       children.delete(child);
       reject(new Error(`${args.join(' ')} exited with ${code}\n${err}`));
     });

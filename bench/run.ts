@@ -156,9 +156,11 @@ async function benchTarget(target: Target): Promise<Run> {
   const workers = target.workers > 1 ? ['--workers', String(target.workers)] : [];
   let measured: Partial<Record<Scenario, Measured>> | undefined;
   let memory: ServerMemory | undefined;
+  // A metrics port of its own: on the default one, taken by any other `obolus serve` on the
+  // machine, the server starts without metrics and its banner names no /metrics to wait for.
   const server = await startProcess(
     [...profiling, BIN, 'serve', ...workers],
-    { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
+    { ...env, PORT: String(port), OBOLUS_BASE_URL: base, OBOLUS_METRICS_PORT: String(await freePort()) },
     /(\/metrics)/,
   );
   try {
@@ -268,7 +270,7 @@ async function scaleTarget(engine: Run['engine'], url: string, count: number) {
   const base = `http://127.0.0.1:${port}`;
   const server = await startProcess(
     [BIN, 'serve'],
-    { ...env, PORT: String(port), OBOLUS_BASE_URL: base },
+    { ...env, PORT: String(port), OBOLUS_BASE_URL: base, OBOLUS_METRICS_PORT: String(await freePort()) },
     /(\/metrics)/,
   );
   try {
