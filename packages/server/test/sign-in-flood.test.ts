@@ -19,7 +19,7 @@ describe.each(ENGINES)('a sign-in flood and card payments (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  it('confirms stay fast while 150 sign-ins arrive; the sign-ins past the pool get 503', async () => {
+  it('confirms are answered while 150 sign-ins are being hashed; the sign-ins past the pool get 503', async () => {
     const shop = await t.newAccount();
     const ready = await Promise.all(
       Array.from({ length: 6 }, async () => {
@@ -27,26 +27,25 @@ describe.each(ENGINES)('a sign-in flood and card payments (%s)', (engine) => {
         return { intent, jwe: await encryptCard(t, intent.client_secret, card('4242424242424242')) };
       }),
     );
-    const timedConfirm = async (i: number) => {
+    const pay = async (i: number) => {
       const { intent, jwe } = ready[i] as (typeof ready)[number];
-      const started = performance.now();
       const res = await confirm(t, shop.clientKey, intent.client_secret, null, { jwe });
       expect(res.json.status).toBe('succeeded');
-      return performance.now() - started;
     };
-    const quiet = Math.max(await timedConfirm(0), await timedConfirm(1), await timedConfirm(2));
+    for (const i of [0, 1, 2]) await pay(i);
 
     // 150 distinct addresses and emails: no per-network or per-email limit stops any of them.
     const flood = Array.from({ length: 150 }, (_, i) =>
       signInFrom(`127.0.${5 + Math.floor(i / 100)}.${(i % 100) + 1}`, t.url, `flood${i}@x.example`, 'wrong password!'),
     );
     await expect.poll(() => passwordHashPool().inFlight, { interval: 5 }).toBeGreaterThan(0);
-    const during = [await timedConfirm(3), await timedConfirm(4), await timedConfirm(5)];
+    for (const i of [3, 4, 5]) await pay(i);
+    // Answered while the admitted sign-ins are still being hashed (9 scrypts of about a third of
+    // a second each, one at a time): the payments did not wait behind them. No wall-clock bound
+    // (decision 0272): a loaded machine slows the hashes as much as the payments.
+    expect(passwordHashPool().inFlight).toBeGreaterThan(0);
     const statuses = await Promise.all(flood);
 
-    // Generous on a loaded machine, far below the seconds a queued confirm used to wait.
-    const bound = Math.max(1000, 10 * quiet);
-    for (const ms of during) expect(ms).toBeLessThan(bound);
     expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
