@@ -4,7 +4,6 @@ import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
 import { ENGINES } from './support/engines.ts';
-import { useLiveConnector } from './support/live-connector.ts';
 import { limits } from './support/rate-limits.ts';
 import type { TestAccount } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
@@ -35,11 +34,11 @@ describe('configuration', () => {
 describe.each(ENGINES)('API rate limits at their edges (%s)', (engine) => {
   const clock = new ManualClock(WINDOW);
   // Live intents need a live connector (decision 0199).
-  const live = useLiveConnector();
-  const { t } = useTestServer(engine, () => ({
+  const { t } = useTestServer(engine, {
     clock,
-    config: { apiRateLimits: limits({ live: 5, sandbox: 3 }), liveConnector: live.liveConnector },
-  }));
+    config: { apiRateLimits: limits({ live: 5, sandbox: 3 }) },
+    withLiveConnector: true,
+  });
 
   const list = (shop: TestAccount) => t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
   const create = (shop: TestAccount, mode: 'live' | 'sandbox', idempotencyKey?: string) =>

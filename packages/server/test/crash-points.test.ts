@@ -6,6 +6,7 @@ import type { StripeDouble } from '../src/dev/stripe-double/server.ts';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { crashRunner, type RunFigures, summary } from './support/crash-run.ts';
 import { ENGINES } from './support/engines.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { intentsForAttempt, STRIPE_WEBHOOK_SECRET, startTestStripe } from './support/stripe-double.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { useReceiver } from './support/webhook-receiver.ts';
@@ -44,7 +45,7 @@ async function runs(nth: number, run: (at: number, index: number) => Promise<Run
 }
 
 describe.each(ENGINES)('a server killed at a crash point, then restarted (%s)', (engine) => {
-  const { t } = useTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
   const receiver = useReceiver();
   const crashes = crashRunner(t, receiver);
   afterAll(() => crashes.killAll());
@@ -71,7 +72,7 @@ describe.each(ENGINES)('a server killed at a crash point, then restarted (%s)', 
 describe.each(ENGINES)('a server with the Stripe connector killed after Stripe answered (%s)', (engine) => {
   let double: StripeDouble;
   let crashes: ReturnType<typeof crashRunner>;
-  const { t } = useTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
   // Live endpoints need https: the receiver's certificate is trusted by the processes through Node's own variable.
   const receiver = useReceiver({
     key: readFileSync(new URL(TLS_KEY), 'utf8'),

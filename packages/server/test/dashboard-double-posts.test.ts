@@ -4,6 +4,7 @@ import { ApiError } from '../src/domain/errors.ts';
 import { type HttpSession, merchant, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { useSecondProcess } from './support/second-process.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
 import { useTestServer } from './support/use-test-server.ts';
 
@@ -16,7 +17,7 @@ async function racing(session: HttpSession, action: string, fields: Record<strin
 }
 
 describe.each(ENGINES)('dashboard create forms posted twice make one thing (%s)', (engine) => {
-  const { t } = useTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
 
   it('a webhook endpoint: the second post goes to the endpoint the first one made', async () => {
     const shop = await merchant(t);

@@ -5,7 +5,7 @@ import type { EventDraft } from '../src/domain/events.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import type { TestAccount } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
@@ -14,7 +14,7 @@ describe.each(ENGINES)('events API (%s)', (engine) => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
   const { t, shop } = useTestServer(engine, {
     clock,
-    config: { webhooksAllowLoopback: true, webhooksPollMs: 0 },
+    config: WEBHOOKS_BY_HAND,
     withAccount: true,
   });
   beforeAll(async () => {

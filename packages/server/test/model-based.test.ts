@@ -10,6 +10,7 @@ import { ENGINES } from './support/engines.ts';
 import { agree, call, deliverAndCheck, passTime, type Real } from './support/model-real.ts';
 import type { Answer, CardKind, Expected, Model, RefundKind } from './support/payment-model.ts';
 import * as model from './support/payment-model.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { useReceiver } from './support/webhook-receiver.ts';
 import { card, encryptCard } from './support/widget-client.ts';
@@ -274,7 +275,7 @@ describe.each(ENGINES)('model-based test of the payment state machine (%s)', (en
   const dispatcherErrors: string[] = [];
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
   const receiver = useReceiver();
-  const { t } = useTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
   beforeAll(async () => {
     // Its errors (an attempt that could not be made or recorded) go into a failure's message.
     const sink = new Writable({

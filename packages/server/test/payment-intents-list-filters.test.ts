@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { useLiveConnector } from './support/live-connector.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
@@ -9,12 +8,7 @@ describe.each(ENGINES)('finding intents and transactions (%s)', (engine) => {
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
   const made: Record<string, string> = {};
   const at: Record<string, number> = {};
-  const live = useLiveConnector();
-  const { t, shop } = useTestServer(engine, () => ({
-    clock,
-    config: { liveConnector: live.liveConnector },
-    withAccount: true,
-  }));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true, withLiveConnector: true });
   beforeAll(async () => {
     const make = async (name: string, body: Record<string, unknown>, pay?: string) => {
       const intent = await createIntent(t, shop.secretKey, body);

@@ -4,7 +4,7 @@ import { TX_STATUS } from '../src/domain/transactions.ts';
 import { runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
 import { useSecondProcess } from './support/second-process.ts';
-import { freePort } from './support/server.ts';
+import { freePort, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { useReceiver } from './support/webhook-receiver.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
@@ -51,7 +51,7 @@ describe('obolus serve --workers on SQLite', () => {
 describe.skipIf(!PG_URL)('obolus serve --workers 2 on PostgreSQL', () => {
   let metricsPort: number;
   const { t, shop } = useTestServer('postgres', {
-    config: { webhooksPollMs: 0, webhooksAllowLoopback: true },
+    config: WEBHOOKS_BY_HAND,
     withAccount: true,
   });
   const receiver = useReceiver();

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentIntent } from '../../node/src/index.ts';
 import { SandboxProcessor } from '../src/connectors/sandbox/sandbox.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
-import type { TestAccount } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { until } from './support/until.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
@@ -54,7 +54,7 @@ describe('obolus worker and obolus listen', () => {
   let configDir: string;
   // A live connector that refuses every payment, so that live intents (and their events) exist.
   const { t } = useTestServer('sqlite', {
-    config: { webhooksAllowLoopback: true, webhooksPollMs: 0 },
+    config: WEBHOOKS_BY_HAND,
     liveProcessor: new SandboxProcessor(),
   });
   // Replaced by the test that rolls its key.

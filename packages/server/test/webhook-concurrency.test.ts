@@ -7,7 +7,7 @@ import { openServices } from '../src/services.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { OBOLUS_BIN } from './support/cli.ts';
 import { ENGINES, PG_URL } from './support/engines.ts';
-import type { TestAccount } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, useReceiver } from './support/webhook-receiver.ts';
 
@@ -18,7 +18,7 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
   let second: Services;
   let receivers: Receiver[] = [];
   const clock = new ManualClock(Date.now());
-  const { t } = useTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
   beforeAll(async () => {
     // Its own connection pool (PostgreSQL) or its own connection to the file (SQLite), like another process.
     second = await openServices(t.server.services.config, {
@@ -122,7 +122,7 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
 });
 
 describe.runIf(PG_URL)('two `obolus worker` processes on PostgreSQL', () => {
-  const { t } = useTestServer('postgres', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer('postgres', { config: WEBHOOKS_BY_HAND });
   const receiver = useReceiver();
 
   it('share the work: each webhook arrives once, never two copies at once', async () => {

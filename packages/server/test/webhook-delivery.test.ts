@@ -8,8 +8,7 @@ import { fanOutEvents } from '../src/domain/webhooks/fanout.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { useLiveConnector } from './support/live-connector.ts';
-import { startTestServer, type TestAccount } from './support/server.ts';
+import { startTestServer, type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
@@ -18,11 +17,11 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
   let dispatcher: WebhookDispatcher;
   const clock = new ManualClock(Date.now());
   // Live intents (an endpoint receives only its mode's events) need a live connector.
-  const live = useLiveConnector();
-  const { t } = useTestServer(engine, () => ({
+  const { t } = useTestServer(engine, {
     clock,
-    config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-  }));
+    config: WEBHOOKS_BY_HAND,
+    withLiveConnector: true,
+  });
   beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
   });

@@ -4,8 +4,7 @@ import { DAY, HOUR, ManualClock, SECOND } from '../src/clock.ts';
 import { RETRY_DELAYS_MS } from '../src/domain/webhooks/retry-schedule.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { useLiveConnector } from './support/live-connector.ts';
-import type { TestAccount } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
@@ -16,11 +15,11 @@ describe.each(ENGINES)('webhook retries, disabling and resending (%s)', (engine)
   // Whole seconds, so that the API's Unix-second times name the exact due moment.
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   // A live intent (its event is not resent to a sandbox endpoint) needs a live connector.
-  const live = useLiveConnector();
-  const { t } = useTestServer(engine, () => ({
+  const { t } = useTestServer(engine, {
     clock,
-    config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-  }));
+    config: WEBHOOKS_BY_HAND,
+    withLiveConnector: true,
+  });
   beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
   });

@@ -4,6 +4,7 @@ import type { EventDraft } from '../src/domain/events.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { useReceiver } from './support/webhook-receiver.ts';
 
@@ -16,7 +17,7 @@ import { useReceiver } from './support/webhook-receiver.ts';
 describe.each(ENGINES)('a dispatcher pass leaves nothing due behind (%s)', (engine) => {
   const clock = new ManualClock(Date.UTC(2026, 10, 4));
   const receiver = useReceiver();
-  const { t } = useTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
 
   it('60 events to one endpoint allowed one send at a time: one runOnce delivers all 60', async () => {
     const shop = await t.newAccount();

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { HttpWebhookSender, isPublicReceiver, type Resolver } from '../src/workers/webhooks/transport.ts';
 import { ENGINES } from './support/engines.ts';
-import { useLiveConnector } from './support/live-connector.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
@@ -154,10 +154,10 @@ describe('webhook transport', () => {
 
 describe.each(ENGINES)('webhook address refusals through the dispatcher (%s)', (engine) => {
   // Live intents (their events go to live endpoints) need a live connector.
-  const live = useLiveConnector();
-  const { t } = useTestServer(engine, () => ({
-    config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-  }));
+  const { t } = useTestServer(engine, {
+    config: WEBHOOKS_BY_HAND,
+    withLiveConnector: true,
+  });
 
   it('logs the refused attempt and keeps retrying the delivery (DNS may change)', async () => {
     const shop = await t.newAccount();

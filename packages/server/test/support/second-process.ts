@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, beforeAll } from 'vitest';
 import { killOnExit } from './children.ts';
 import { OBOLUS_BIN } from './cli.ts';
+import { useStarted } from './hooks.ts';
 import { freePort, NO_RATE_LIMITS, type TestServer } from './server.ts';
 
 export interface SecondProcess {
@@ -93,10 +93,8 @@ export { killOnExit } from './children.ts';
 
 /**
  * For a describe block, after `useTestServer` (decision 0290): another `obolus serve` over the
- * database of `t`, started before the block's tests, once `t` runs, and stopped after them,
- * before `t` closes. `options`, as they are or made when the process starts (a function, for a
- * port taken then). Like `t`, the answer can be kept in a constant while the block is collected:
- * its members read the running process when used.
+ * database of `t`, started once `t` runs and stopped before `t` closes. `options` as they are,
+ * or made when the process starts (a function, e.g. for a port taken then).
  */
 export function useSecondProcess(
   t: TestServer,
@@ -104,28 +102,10 @@ export function useSecondProcess(
   /** How long it may take to be ready, if longer than the suite's hookTimeout (a cluster of workers). */
   startTimeoutMs?: number,
 ): SecondProcess {
-  let other: SecondProcess | undefined;
-  beforeAll(async () => {
-    other = await startSecondProcess(t, typeof options === 'function' ? await options() : options);
-  }, startTimeoutMs);
-  afterAll(async () => {
-    await other?.stop();
-    other = undefined;
-  });
-  const running = (): SecondProcess => {
-    if (!other)
-      throw new Error('useSecondProcess: the process runs from beforeAll to afterAll; read it in a test or hook');
-    return other;
-  };
-  return {
-    get url() {
-      return running().url;
-    },
-    get child() {
-      return running().child;
-    },
-    output: () => running().output(),
-    stop: () => running().stop(),
-    kill: () => running().kill(),
-  };
+  return useStarted(
+    'useSecondProcess: the process',
+    async () => startSecondProcess(t, typeof options === 'function' ? await options() : options),
+    (other) => other.stop(),
+    startTimeoutMs,
+  );
 }

@@ -50,6 +50,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * Settings of a server whose tests deliver webhooks themselves: endpoints on loopback allowed
+ * (the tests' receivers), and no dispatcher loop (a test runs WebhookDispatcher.runOnce).
+ */
+export const WEBHOOKS_BY_HAND = { webhooksAllowLoopback: true, webhooksPollMs: 0 } as const satisfies Partial<Config>;
+
 /** The API rate limits off (decision 0150): the default of test servers, first or second process. */
 export const NO_RATE_LIMITS = {
   OBOLUS_API_RATE_LIMIT_LIVE: 'off',

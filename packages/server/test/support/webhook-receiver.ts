@@ -2,7 +2,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, vi } from 'vitest';
+import { vi } from 'vitest';
+import { useStarted } from './hooks.ts';
 
 export interface ReceivedWebhook {
   headers: Record<string, string>;
@@ -104,47 +105,13 @@ export async function startReceiver(tls?: { key: string; cert: string }, host = 
   return receiver;
 }
 
-/**
- * For a describe block (decision 0290): a receiver started before its tests and closed after
- * them. Like useTestServer's `t`, the answer can be kept in a constant while the block is
- * collected: its members read the running receiver when used (and `reply` is set on it).
- */
+/** For a describe block (decision 0290): a receiver started before its tests and closed after them. */
 export function useReceiver(tls?: { key: string; cert: string }): Receiver {
-  let started: Receiver | undefined;
-  beforeAll(async () => {
-    started = await startReceiver(tls);
-  });
-  afterAll(async () => {
-    await started?.close();
-    started = undefined;
-  });
-  const running = (): Receiver => {
-    if (!started)
-      throw new Error('useReceiver: the receiver runs from beforeAll to afterAll; read it in a test or hook');
-    return started;
-  };
-  return {
-    get url() {
-      return running().url;
-    },
-    get port() {
-      return running().port;
-    },
-    get received() {
-      return running().received;
-    },
-    connections: () => running().connections(),
-    maxConcurrentSameId: () => running().maxConcurrentSameId(),
-    get reply() {
-      return running().reply;
-    },
-    set reply(answer) {
-      running().reply = answer;
-    },
-    down: () => running().down(),
-    up: () => running().up(),
-    close: () => running().close(),
-  };
+  return useStarted(
+    'useReceiver: the receiver',
+    () => startReceiver(tls),
+    (receiver) => receiver.close(),
+  );
 }
 
 /**
