@@ -3,9 +3,12 @@ import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { onTestFinished } from 'vitest';
+import type { Config } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import type { Engine } from '../../src/store/database.ts';
+import { lateBound, useStarted } from './hooks.ts';
 import { freePort, startTestServer, type TestAccount, type TestServer } from './server.ts';
+import { useAccount } from './use-test-server.ts';
 
 /** Debian's chromium, headless, with nothing that reaches beyond loopback. */
 export const CHROMIUM_ARGS = [
@@ -60,10 +63,13 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-/** An Obolus server whose configured base URL is its real loopback address (3-D Secure links use it). */
-export async function startPublicTestServer(engine: Engine): Promise<TestServer> {
+/**
+ * An Obolus server whose configured base URL is its real loopback address (3-D Secure links use
+ * it); `config` overrides other settings.
+ */
+export async function startPublicTestServer(engine: Engine, config: Partial<Config> = {}): Promise<TestServer> {
   const port = await freePort();
-  return startTestServer(engine, { config: { port, baseUrl: `http://127.0.0.1:${port}` } });
+  return startTestServer(engine, { config: { ...config, port, baseUrl: `http://127.0.0.1:${port}` } });
 }
 
 export async function accountWithOrigins(t: TestServer, name: string, origins: string[]): Promise<TestAccount> {
@@ -114,4 +120,51 @@ export const ARTIFACTS = resolve(import.meta.dirname, '../../../../test-artifact
 export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
+}
+
+/**
+ * What `useBrowserChecks` starts: the Obolus server, the merchant's host pages (if asked) and
+ * chromium; `shop`: an account of the server, with `withAccount`.
+ */
+export interface BrowserChecks {
+  obolus: TestServer;
+  host: HostServer;
+  browser: TestBrowser;
+  shop: TestAccount;
+}
+
+/**
+ * For a describe block of browser checks (decision 0290): the Obolus server (`server`, by default
+ * startPublicTestServer), a host-page server (unless `host: false`) and chromium, started at once
+ * before its tests and closed after them. Each member stands for the running one (lateBound),
+ * like useTestServer's `t`; `host` throws when used with `host: false`.
+ */
+export function useBrowserChecks(
+  engine: Engine,
+  options: { server?: () => Promise<TestServer>; host?: false; withAccount?: true | string } = {},
+): BrowserChecks {
+  const all = useStarted(
+    'useBrowserChecks: the server and the browser',
+    async (): Promise<Partial<Omit<BrowserChecks, 'shop'>>> => {
+      const [obolus, host, browser] = await Promise.all([
+        (options.server ?? (() => startPublicTestServer(engine)))(),
+        options.host === false ? undefined : startHostServer(),
+        launchBrowser(),
+      ]);
+      return { obolus, ...(host ? { host } : {}), browser };
+    },
+    async ({ obolus, host, browser }) => {
+      await browser?.close();
+      await host?.close();
+      await obolus?.close();
+    },
+  );
+  const member = <K extends 'obolus' | 'host' | 'browser'>(key: K) =>
+    lateBound(() => {
+      const started = all[key];
+      if (!started) throw new Error(`useBrowserChecks: no ${key} was asked for`);
+      return started;
+    });
+  const obolus = member('obolus');
+  return { obolus, host: member('host'), browser: member('browser'), shop: useAccount(obolus, options.withAccount) };
 }
