@@ -122,32 +122,28 @@ export function artifactPath(name: string): string {
   return join(ARTIFACTS, name);
 }
 
-/**
- * What `useBrowserChecks` starts: the Obolus server, the merchant's host pages (if asked) and
- * chromium; `shop`: an account of the server, with `withAccount`.
- */
-export interface BrowserChecks {
-  obolus: TestServer;
+/** What a browser check runs against: `obolus` (a server, or a live setup around one), the host pages, chromium. */
+export interface BrowserSetup<S> {
+  obolus: S;
   host: HostServer;
   browser: TestBrowser;
-  shop: TestAccount;
 }
 
 /**
- * For a describe block of browser checks (decision 0290): the Obolus server (`server`, by default
- * startPublicTestServer), a host-page server (unless `host: false`) and chromium, started at once
- * before its tests and closed after them. Each member stands for the running one (lateBound),
- * like useTestServer's `t`; `host` throws when used with `host: false`.
+ * For a describe block of browser checks (decision 0290): what `start` makes (an Obolus server,
+ * or a live setup around one), a host-page server (unless `host: false`) and chromium, started
+ * at once before its tests and closed after them. Each member stands for the running one
+ * (lateBound), like useTestServer's `t`; `host` throws when used with `host: false`.
  */
-export function useBrowserChecks(
-  engine: Engine,
-  options: { server?: () => Promise<TestServer>; host?: false; withAccount?: true | string } = {},
-): BrowserChecks {
+export function useBrowserWith<S extends { close(): Promise<unknown> }>(
+  start: () => Promise<S>,
+  options: { host?: false } = {},
+): BrowserSetup<S> {
   const all = useStarted(
-    'useBrowserChecks: the server and the browser',
-    async (): Promise<Partial<Omit<BrowserChecks, 'shop'>>> => {
+    'useBrowserWith: the server and the browser',
+    async (): Promise<Partial<BrowserSetup<S>>> => {
       const [obolus, host, browser] = await Promise.all([
-        (options.server ?? (() => startPublicTestServer(engine)))(),
+        start(),
         options.host === false ? undefined : startHostServer(),
         launchBrowser(),
       ]);
@@ -159,12 +155,20 @@ export function useBrowserChecks(
       await obolus?.close();
     },
   );
-  const member = <K extends 'obolus' | 'host' | 'browser'>(key: K) =>
+  const member = <K extends keyof BrowserSetup<S>>(key: K) =>
     lateBound(() => {
       const started = all[key];
-      if (!started) throw new Error(`useBrowserChecks: no ${key} was asked for`);
-      return started;
+      if (!started) throw new Error(`useBrowserWith: no ${key} was asked for`);
+      return started as NonNullable<BrowserSetup<S>[K]>;
     });
-  const obolus = member('obolus');
-  return { obolus, host: member('host'), browser: member('browser'), shop: useAccount(obolus, options.withAccount) };
+  return { obolus: member('obolus'), host: member('host'), browser: member('browser') };
+}
+
+/** `useBrowserWith` an Obolus test server (by default startPublicTestServer), and its account with `withAccount`. */
+export function useBrowserChecks(
+  engine: Engine,
+  options: { server?: () => Promise<TestServer>; host?: false; withAccount?: true | string } = {},
+): BrowserSetup<TestServer> & { shop: TestAccount } {
+  const setup = useBrowserWith(options.server ?? (() => startPublicTestServer(engine)), options);
+  return { ...setup, shop: useAccount(setup.obolus, options.withAccount) };
 }
