@@ -17,11 +17,7 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
   let dispatcher: WebhookDispatcher;
   const clock = new ManualClock(Date.now());
   // Live intents (an endpoint receives only its mode's events) need a live connector.
-  const { t } = useTestServer(engine, {
-    clock,
-    config: WEBHOOKS_BY_HAND,
-    withLiveConnector: true,
-  });
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND, withLiveConnector: true });
   beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
   });

@@ -15,11 +15,7 @@ describe.each(ENGINES)('webhook retries, disabling and resending (%s)', (engine)
   // Whole seconds, so that the API's Unix-second times name the exact due moment.
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   // A live intent (its event is not resent to a sandbox endpoint) needs a live connector.
-  const { t } = useTestServer(engine, {
-    clock,
-    config: WEBHOOKS_BY_HAND,
-    withLiveConnector: true,
-  });
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND, withLiveConnector: true });
   beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
   });
