@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const VALID = { amount: 100, currency: 'USD', mode: 'sandbox' };
 
@@ -20,13 +20,7 @@ function expectErrorShape(
 }
 
 describe.each(ENGINES)('merchant API errors (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { withAccount: true });
 
   describe('authentication', () => {
     it('no Authorization header -> 401 api_key_missing', async () => {

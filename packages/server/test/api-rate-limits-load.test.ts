@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { killOnExit } from './support/children.ts';
 import { ENGINES } from './support/engines.ts';
 import { limits } from './support/rate-limits.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -34,20 +36,13 @@ const PG = ENGINES.includes('postgres');
 
 describe.skipIf(!PG)('one key hammered through two processes on PostgreSQL', () => {
   const LIMIT = 40;
-  let t: TestServer;
-  let other: SecondProcess;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer('postgres', { config: { logLevel: 'warn', apiRateLimits: limits({ live: LIMIT }) } });
-    other = await startSecondProcess(t, { env: { OBOLUS_API_RATE_LIMIT_LIVE: String(LIMIT) } });
-    shop = await t.newAccount();
-    // Each process says it is alive once a second: after that both know they are two.
-    await sleep(1200);
-  }, 30_000);
-  afterAll(async () => {
-    await other?.stop();
-    await t?.close();
+  const { t, shop } = useTestServer('postgres', {
+    config: { logLevel: 'warn', apiRateLimits: limits({ live: LIMIT }) },
+    withAccount: true,
   });
+  const other = useSecondProcess(t, { env: { OBOLUS_API_RATE_LIMIT_LIVE: String(LIMIT) } });
+  // Each process says it is alive once a second: after that both know they are two.
+  beforeAll(() => sleep(1200));
 
   it(
     'admits about the limit a second in all, within limit + ceil(limit / 4) per window',
@@ -117,33 +112,27 @@ async function floodFromAnotherProcess(url: string, key: string, loops: number, 
 }
 
 describe.each(ENGINES)('one noisy merchant does not slow another (%s)', (engine) => {
-  let t: TestServer;
-  let server: SecondProcess;
   let noisy: TestAccount;
   let quiet: TestAccount;
   let intentPath: string;
+  const { t } = useTestServer(engine, { config: { logLevel: 'warn' } });
+  // The server under test is an \`obolus serve\` of its own, as in production, so that the
+  // clients' work here is not counted as its latency. It trusts 127.0.0.1 as the proxy
+  // naming each merchant's server address.
+  const server = useSecondProcess(t, {
+    env: {
+      OBOLUS_TRUST_PROXY: '127.0.0.1',
+      OBOLUS_API_RATE_LIMIT_LIVE: '20',
+      OBOLUS_API_RATE_LIMIT_ADDRESS: '1000',
+    },
+  });
   beforeAll(async () => {
-    t = await startTestServer(engine, { config: { logLevel: 'warn' } });
-    // The server under test is an \`obolus serve\` of its own, as in production, so that the
-    // clients' work here is not counted as its latency. It trusts 127.0.0.1 as the proxy
-    // naming each merchant's server address.
-    server = await startSecondProcess(t, {
-      env: {
-        OBOLUS_TRUST_PROXY: '127.0.0.1',
-        OBOLUS_API_RATE_LIMIT_LIVE: '20',
-        OBOLUS_API_RATE_LIMIT_ADDRESS: '1000',
-      },
-    });
     [noisy, quiet] = [await t.newAccount(), await t.newAccount()];
-    const created = await t.call('POST', '/api/v1/payment-intents', {
+    const created = await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
       key: quiet.secretKey,
       body: { amount: 1000, currency: 'USD', mode: 'sandbox' },
     });
     intentPath = `/api/v1/payment-intents/${created.json.id}`;
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-    await t?.close();
   });
 
   /** The quiet merchant's reads, 15 a second (under its 20), one after another: their latencies. */

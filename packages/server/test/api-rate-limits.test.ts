@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Obolus } from '../../node/src/index.ts';
 import { ManualClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_API_RATE_LIMITS } from '../src/domain/api-rate-limits.ts';
 import type { AccountId } from '../src/ids.ts';
 import { ENGINES } from './support/engines.ts';
-import { liveConnectorForTests } from './support/live-connector.ts';
 import { limits } from './support/rate-limits.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** A window start of the manual clock: every request of a test lands in one known window. */
 const WINDOW = Date.UTC(2026, 10, 23, 3, 0, 0);
@@ -33,18 +33,12 @@ describe('configuration', () => {
 });
 
 describe.each(ENGINES)('API rate limits at their edges (%s)', (engine) => {
-  let t: TestServer;
-  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   const clock = new ManualClock(WINDOW);
-  beforeAll(async () => {
-    // Live intents need a live connector (decision 0199).
-    live = await liveConnectorForTests();
-    const apiRateLimits = limits({ live: 5, sandbox: 3 });
-    t = await startTestServer(engine, { clock, config: { apiRateLimits, liveConnector: live.liveConnector } });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await live?.close();
+  // Live intents need a live connector (decision 0199).
+  const { t } = useTestServer(engine, {
+    clock,
+    config: { apiRateLimits: limits({ live: 5, sandbox: 3 }) },
+    withLiveConnector: true,
   });
 
   const list = (shop: TestAccount) => t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
@@ -129,12 +123,8 @@ describe.each(ENGINES)('API rate limits at their edges (%s)', (engine) => {
 });
 
 describe.each(ENGINES)("API rate limits at Stripe's defaults (%s)", (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(WINDOW);
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { apiRateLimits: DEFAULT_API_RATE_LIMITS } });
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestServer(engine, { clock, config: { apiRateLimits: DEFAULT_API_RATE_LIMITS } });
 
   it('admit 100 live and 25 sandbox requests of one key in one second, and no more', async () => {
     clock.set(WINDOW + 5_000);
@@ -163,11 +153,7 @@ describe.each(ENGINES)("API rate limits at Stripe's defaults (%s)", (engine) => 
 });
 
 describe('the Node SDK against a real 429', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite', { config: { apiRateLimits: limits({ sandbox: 2 }) } });
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestServer('sqlite', { config: { apiRateLimits: limits({ sandbox: 2 }) } });
 
   it('waits for Retry-After and retries with the same Idempotency-Key: every intent made once', async () => {
     const shop = await t.newAccount();
@@ -187,16 +173,12 @@ describe('the Node SDK against a real 429', () => {
 });
 
 describe.each(ENGINES)('API rate limit per client network (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(WINDOW);
-  beforeAll(async () => {
-    // The test talks from 127.0.0.1: the trusted proxy that names each client in X-Forwarded-For.
-    t = await startTestServer(engine, {
-      clock,
-      config: { trustProxy: ['127.0.0.1'], apiRateLimits: limits({ address: 4 }) },
-    });
+  // The test talks from 127.0.0.1: the trusted proxy that names each client in X-Forwarded-For.
+  const { t } = useTestServer(engine, {
+    clock,
+    config: { trustProxy: ['127.0.0.1'], apiRateLimits: limits({ address: 4 }) },
   });
-  afterAll(() => t?.close());
 
   const from = (address: string, key?: string) =>
     t.call('GET', '/api/v1/products', { ...(key ? { key } : {}), headers: { 'x-forwarded-for': address } });

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/domain/errors.ts';
-import { launchBrowser, type TestBrowser } from './support/browser.ts';
+import { useBrowserChecks } from './support/browser.ts';
 import { seriousViolations } from './support/dashboard-pages.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer } from './support/server.ts';
 
 const SHOTS = resolve(import.meta.dirname, '../../../test-artifacts/docs');
 
@@ -49,15 +49,9 @@ function cutWords(page: Page): Promise<string[]> {
 
 /** GET /docs in chromium: the whole reference renders, and nothing is fetched from anywhere else. */
 describe('the API reference at /docs', () => {
-  let t: TestServer;
-  let browser: TestBrowser;
-  beforeAll(async () => {
-    [t, browser] = await Promise.all([startTestServer('sqlite'), launchBrowser()]);
+  const { obolus: t, browser } = useBrowserChecks('sqlite', { server: () => startTestServer('sqlite'), host: false });
+  beforeAll(() => {
     mkdirSync(SHOTS, { recursive: true });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it('is served with a strict CSP: scripts and styles from itself only, nothing inline', async () => {

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { rollSecretKey } from '../src/domain/accounts.ts';
 import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
 import { CLI_ACTOR } from '../src/domain/audit.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /**
  * Decision 0205: a key roll and a refund write their audit event in their own database
@@ -14,9 +15,13 @@ import { createSettledTransaction } from './support/transactions.ts';
  * a done action has exactly one row. The database is made to refuse audit rows by a trigger.
  */
 describe.each(ENGINES)('audit events commit with their action (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 26, 4, 0, 0));
+  const { t } = useTestServer(engine, { clock });
+  // Replaced by a test that rolls its key.
+  let shop: TestAccount;
+  beforeAll(async () => {
+    shop = await t.newAccount();
+  });
 
   const trailOf = async (action: string) =>
     (await t.server.services.repos.audit.list(shop.id, { limit: 100 })).filter((e) => e.action === action);
@@ -37,16 +42,11 @@ describe.each(ENGINES)('audit events commit with their action (%s)', (engine) =>
     }
   }
 
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
   afterEach(async () => {
     const { db } = t.server.services.database;
     if (engine === 'sqlite') await sql`drop trigger if exists refuse_audit`.execute(db);
     else await sql`drop trigger if exists refuse_audit on audit_events`.execute(db);
   });
-  afterAll(() => t.close());
 
   const keyWorks = async (key: string) => (await t.call('GET', '/api/v1/payment-intents', { key })).status === 200;
 

@@ -2,13 +2,13 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dataDirectoryWarning } from '../src/store/file-modes.ts';
 import { reportFigure } from './support/battery.ts';
 import { runCli } from './support/cli.ts';
 import { merchant, signInHttp } from './support/dashboard.ts';
 import { PG_URL } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Five `obolus` starts in one test: about 4 s each on a loaded 2-core CI machine, where 30 s was close. */
 const CLI_TEST_TIMEOUT_MS = 90_000;
@@ -23,13 +23,7 @@ const intentsIn = (file: string) => {
 };
 
 describe('obolus backup and restore (SQLite)', () => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite');
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer('sqlite', { withAccount: true });
 
   const dir = () => dirname(t.database.url);
   const create = () =>

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 import { maintainOnce } from '../src/workers/maintenance.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
 
 /**
@@ -12,19 +13,11 @@ import { card, confirm, createIntent, encryptCard } from './support/widget-clien
  * payment, once, within minutes: never another intent, never another account, never twice.
  */
 describe.each(ENGINES)('a card ciphertext is bound to one payment attempt (%s)', (engine) => {
-  let t: TestServer;
-  let second: SecondProcess;
-  let shopA: TestAccount;
+  const { t, shop: shopA } = useTestServer(engine, { withAccount: 'Shop A' });
+  const second = useSecondProcess(t);
   let shopB: TestAccount;
   beforeAll(async () => {
-    t = await startTestServer(engine);
-    second = await startSecondProcess(t);
-    shopA = await t.newAccount('Shop A');
     shopB = await t.newAccount('Shop B');
-  }, 60_000);
-  afterAll(async () => {
-    await second?.stop();
-    await t?.close();
   });
 
   const transactionsOf = (shop: TestAccount, intentId: string) =>
@@ -90,13 +83,7 @@ describe.each(ENGINES)('a card ciphertext is bound to one payment attempt (%s)',
   // encrypting and checking turned "61 seconds ahead" into 60 and the edge into a coin toss.
   describe('the age of a ciphertext, to the second', () => {
     const clock = new ManualClock();
-    let clocked: TestServer;
-    let shop: TestAccount;
-    beforeAll(async () => {
-      clocked = await startTestServer(engine, { clock });
-      shop = await clocked.newAccount('Shop C');
-    });
-    afterAll(() => clocked?.close());
+    const { t: clocked, shop } = useTestServer(engine, { clock, withAccount: 'Shop C' });
 
     it.each([
       ['5 minutes and 1 second old', -5 * MINUTE - 1000, false],

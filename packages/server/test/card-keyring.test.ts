@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../src/clock.ts';
 import { CardDecryptPool } from '../src/crypto/card-decrypt-pool.ts';
 import { CardKeyring, newCardKeyPair, RSA_UPGRADE_GRACE_MS, UnreadableCiphertext } from '../src/crypto/card-keyring.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount, TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
 
 const kidsOf = async (t: TestServer) =>
@@ -17,14 +18,8 @@ async function payWith(t: TestServer, shop: TestAccount, clock: ManualClock, jwk
 }
 
 describe.each(ENGINES)('card-encryption key rotation (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 3));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
 
   it('publishes one P-256 key for ECDH-ES+A256KW with a key id, and no private part', async () => {
     const res = await t.call('GET', '/embed/v1/jwks.json');
@@ -121,17 +116,15 @@ describe.each(ENGINES)('card-encryption key rotation (%s)', (engine) => {
  * for RSA_UPGRADE_GRACE_MS more, then is retired and its ciphertexts refused.
  */
 describe.each(ENGINES)('an installation with an RSA key upgrades to P-256 (%s)', (engine) => {
-  let t: TestServer;
   let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 4));
   const rsa = newCardKeyPair(clock.now() - HOUR, 'RSA-OAEP-256');
+  const { t } = useTestServer(engine, { clock });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
     // As the service left it before the upgrade: one current RSA key, nothing loaded yet.
     await t.server.services.repos.encryptionKeys.rotate(rsa, clock.now());
     shop = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   it('two processes starting at once add one P-256 key, current, with the RSA key after it', async () => {
     const store = t.server.services.repos.encryptionKeys;

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { MAX_FAILURES_PER_IP_PER_MINUTE } from '../src/domain/payments/failure-limiter.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
 
 /**
@@ -12,12 +12,8 @@ import { card, confirm, createIntent, encryptCard } from './support/widget-clien
  * now taken atomically before the processor is called (decision 0200).
  */
 describe.each(ENGINES)('card-testing slots taken before the processor (%s)', (engine) => {
-  let t: TestServer;
-  let other: SecondProcess;
-  withSecondProcess(engine, (server, second) => {
-    t = server;
-    other = second;
-  });
+  const { t } = useTestServer(engine);
+  const other = useSecondProcess(t);
 
   /** `n` confirms of their own intents, ready to send: half to each process. */
   async function prepared(n: number, number: string) {
@@ -66,12 +62,8 @@ describe.each(ENGINES)('card-testing slots taken before the processor (%s)', (en
 });
 
 describe.each(ENGINES)('card-testing slots taken by the attempt that begins (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 12));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock });
 
   it('30 confirms of one intent at once, with one slot left: the intent refuses 29, none is rate_limited', async () => {
     const shop = await t.newAccount();
@@ -100,12 +92,8 @@ describe.each(ENGINES)('card-testing slots taken by the attempt that begins (%s)
 });
 
 describe.each(ENGINES)('card-testing slots given back (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 12));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock });
 
   it('a payment that succeeds, or a confirm refused before any attempt, gives its slot back', async () => {
     const shop = await t.newAccount();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { SANDBOX_DISPUTE_AFTER_MS } from '../src/connectors/sandbox/sandbox.ts';
 import { recordChargeback } from '../src/domain/chargebacks.ts';
@@ -6,16 +6,15 @@ import type { AccountId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import { startDisputeSimulator } from '../src/workers/dispute-simulator.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction, type SettledOptions } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 const CHARGEBACK_CARD = '4000000000000259';
 
 describe.each(ENGINES)('chargebacks (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 10, 0, 0, 0));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   const retrieve = async (id: string, account = shop) =>
     (await t.call('GET', `/api/v1/transactions/${id}`, { key: account.secretKey })).json;
   const simulate = (id: string, account = shop) =>
@@ -23,12 +22,6 @@ describe.each(ENGINES)('chargebacks (%s)', (engine) => {
   const paid = async (options: SettledOptions = {}) => (await createSettledTransaction(t, shop, options)).id;
   const updates = async (id: string) =>
     (await t.server.services.repos.eventFeed.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
 
   describe('POST /api/v1/sandbox/transactions/{id}/chargeback', () => {
     it('records a chargeback, visible through retrieval, with its event', async () => {

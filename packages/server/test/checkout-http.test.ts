@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Product } from '../../node/src/index.ts';
 import { HOUR, ManualClock, MINUTE } from '../src/clock.ts';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm } from './support/widget-client.ts';
 
 const WIDGET_GZIP_LIMIT = 30 * 1024;
@@ -24,17 +26,13 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ headers
 }
 
 describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let strict: TestAccount;
   const clock = new ManualClock(Date.now());
 
+  const { t, shop } = useTestServer(engine, { clock, withAccount: 'Demo <Store>' });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount('Demo <Store>');
     strict = await accountWithOrigins(t, 'Strict Shop', ['https://shop.example', 'http://localhost:3000']);
   });
-  afterAll(() => t.close());
 
   const page = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
 
@@ -178,7 +176,7 @@ describe.each(ENGINES)('checkout pages over HTTP (%s)', (engine) => {
   describe('the hosted checkout page', () => {
     const createProduct = async (body: Record<string, unknown> = {}, account = shop) =>
       (
-        await t.call('POST', '/api/v1/products', {
+        await t.call<Product>('POST', '/api/v1/products', {
           key: account.secretKey,
           body: { name: 'Poems <b>bold</b>', amount: 1234, currency: 'USD', mode: 'sandbox', ...body },
         })

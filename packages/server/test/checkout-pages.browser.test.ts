@@ -1,34 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startExampleMerchant } from '../../../examples/merchant/server.ts';
-import {
-  accountWithOrigins,
-  artifactPath,
-  type HostServer,
-  launchBrowser,
-  startHostServer,
-  startPublicTestServer,
-  type TestBrowser,
-} from './support/browser.ts';
+import { accountWithOrigins, artifactPath, useBrowserChecks } from './support/browser.ts';
 import { PAGE_ENGINES } from './support/engines.ts';
-import type { TestAccount, TestServer } from './support/server.ts';
 import { createIntent, fillCard, intentNow, openHostPage, results } from './support/widget-pages.ts';
 
 /** Origins, themes, keyboard use and the hosted checkout page, in Debian's chromium. */
 describe.each(PAGE_ENGINES)('checkout pages in a browser (%s)', (engine) => {
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
-  let shop: TestAccount;
-
-  beforeAll(async () => {
-    [obolus, host, browser] = await Promise.all([startPublicTestServer(engine), startHostServer(), launchBrowser()]);
-    shop = await obolus.newAccount('Demo Store');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
-  });
+  const { obolus, host, browser, shop } = useBrowserChecks(engine, { withAccount: 'Demo Store' });
 
   it('a page on a foreign origin that messages the widget gets nothing back and changes nothing', async () => {
     const mine = await createIntent(obolus, shop);

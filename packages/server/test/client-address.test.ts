@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { clientNetwork } from '../src/domain/client-network.ts';
 import { MAX_FAILURES_PER_IP_PER_MINUTE } from '../src/domain/payments/failure-limiter.ts';
 import { ENGINES } from './support/engines.ts';
 import { startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 const DECLINED = '4000000000000002';
@@ -48,15 +49,13 @@ describe('OBOLUS_TRUST_PROXY', () => {
 });
 
 describe.each(ENGINES)('card-testing limit per client (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 7, 12, 0, 5));
-  beforeAll(async () => {
-    // The test talks to the server from 127.0.0.1: that is the trusted proxy here.
-    t = await startTestServer(engine, { clock, config: { trustProxy: ['127.0.0.1'], webhooksPollMs: 0 } });
-    shop = await t.newAccount();
+  // The test talks to the server from 127.0.0.1: that is the trusted proxy here.
+  const { t, shop } = useTestServer(engine, {
+    clock,
+    config: { trustProxy: ['127.0.0.1'], webhooksPollMs: 0 },
+    withAccount: true,
   });
-  afterAll(() => t.close());
 
   const failFrom = async (forwardedFor: string) => {
     const intent = await createIntent(t, shop.secretKey);

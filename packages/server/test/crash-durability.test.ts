@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Every answered write is committed first: a SIGKILL mid-load loses nothing anyone was told about. */
 describe.each(ENGINES)('a server killed during the create load (%s)', (engine) => {
-  let t: TestServer;
-  let victim: SecondProcess;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksPollMs: 0 } });
-    shop = await t.newAccount();
-    victim = await startSecondProcess(t);
-  }, 60_000);
-  afterAll(async () => {
-    await victim?.stop();
-    await t?.close();
-  });
+  const { t, shop } = useTestServer(engine, { config: { webhooksPollMs: 0 }, withAccount: true });
+  const victim = useSecondProcess(t);
 
   it('loses no acknowledged intent', async () => {
     const acknowledged: string[] = [];

@@ -6,9 +6,10 @@ import type { StripeDouble } from '../src/dev/stripe-double/server.ts';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { crashRunner, type RunFigures, summary } from './support/crash-run.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { intentsForAttempt, STRIPE_WEBHOOK_SECRET, startTestStripe } from './support/stripe-double.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 
 /**
  * Crash safety (issue 15, decision 0170): an `obolus serve` process is killed with SIGKILL at a
@@ -44,19 +45,10 @@ async function runs(nth: number, run: (at: number, index: number) => Promise<Run
 }
 
 describe.each(ENGINES)('a server killed at a crash point, then restarted (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
-  let crashes: ReturnType<typeof crashRunner>;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-    receiver = await startReceiver();
-    crashes = crashRunner(t, receiver);
-  }, 60_000);
-  afterAll(async () => {
-    await crashes?.killAll();
-    await receiver?.close();
-    await t?.close();
-  });
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
+  const receiver = useReceiver();
+  const crashes = crashRunner(t, receiver);
+  afterAll(() => crashes.killAll());
 
   for (const { point, nth, sqliteOnly } of POINTS) {
     it.skipIf(sqliteOnly && engine !== 'sqlite')(
@@ -78,17 +70,15 @@ describe.each(ENGINES)('a server killed at a crash point, then restarted (%s)', 
  * such an attempt stays `processing` until flagged for review (decisions 0101, 0170).
  */
 describe.each(ENGINES)('a server with the Stripe connector killed after Stripe answered (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
   let double: StripeDouble;
   let crashes: ReturnType<typeof crashRunner>;
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
+  // Live endpoints need https: the receiver's certificate is trusted by the processes through Node's own variable.
+  const receiver = useReceiver({
+    key: readFileSync(new URL(TLS_KEY), 'utf8'),
+    cert: readFileSync(new URL(TLS_CERT), 'utf8'),
+  });
   beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-    // Live endpoints need https: the receiver's certificate is trusted by the processes through Node's own variable.
-    receiver = await startReceiver({
-      key: readFileSync(new URL(TLS_KEY), 'utf8'),
-      cert: readFileSync(new URL(TLS_CERT), 'utf8'),
-    });
     double = await startTestStripe();
     crashes = crashRunner(t, receiver, {
       NODE_EXTRA_CA_CERTS: fileURLToPath(new URL(TLS_CERT)),
@@ -97,12 +87,10 @@ describe.each(ENGINES)('a server with the Stripe connector killed after Stripe a
       OBOLUS_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET,
       OBOLUS_STRIPE_API_BASE: double.url,
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await crashes?.killAll();
     await double?.close();
-    await receiver?.close();
-    await t?.close();
   });
 
   it(

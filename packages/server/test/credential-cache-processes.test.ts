@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { rollSecretKey } from '../src/domain/accounts.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
-import type { TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const listAt = (url: string, key: string) =>
   fetch(`${url}/api/v1/payment-intents`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
 
 /** Issue 10 item 9: a roll with no grace must not leave the old key working for the cache's lifetime. */
 describe.each(ENGINES)('a secret key rolled with no grace, across processes (%s)', (engine) => {
-  let t: TestServer;
-  let other: SecondProcess;
-  withSecondProcess(engine, (server, second) => {
-    t = server;
-    other = second;
-  });
+  const { t } = useTestServer(engine);
+  const other = useSecondProcess(t);
 
   it('fails at once in the rolling process and within 1 s in another one', async () => {
     const shop = await t.newAccount();

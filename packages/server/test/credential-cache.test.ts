@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { rollSecretKey, setAccountStatus } from '../src/domain/accounts.ts';
 import { ACCOUNT_CACHE_TTL_MS } from '../src/store/account-cache.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('credential changes reach a running server (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 4));
+  const { t } = useTestServer(engine, { clock });
   const list = (key: string) => t.call('GET', '/api/v1/payment-intents', { key });
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
 
   it('a deactivation from another process is enforced within the cache bound', async () => {
     const shop = await t.newAccount();

@@ -1,34 +1,27 @@
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, ManualClock } from '../src/clock.ts';
 import { dashboardSummary } from '../src/domain/dashboard/summary.ts';
 import { migrateToLatest } from '../src/store/database.ts';
 import { migrationProvider } from '../src/store/migrations/index.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 // The daily totals kept by the database with every transaction (migration 0160, decision 0261)
 // against the same sums computed from the transactions themselves, on both engines.
 describe.each(ENGINES)('daily totals (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   // 23:59 UTC: a payment a minute later belongs to the next day.
   const clock = new ManualClock(Date.UTC(2026, 10, 20, 23, 59, 0, 0));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   const call = (method: string, path: string, body?: object) =>
     t.call(method, path, { key: shop.secretKey, ...(body === undefined ? {} : { body }) });
   const pay = async (amount: number, number = '4242424242424242', over: object = {}) => {
     const intent = await createIntent(t, shop.secretKey, { amount, ...over });
     return (await confirm(t, shop.clientKey, intent.client_secret, card(number))).json;
   };
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
 
   /** The totals as the store keeps them, per day (ms), every mode. */
   async function kept(account = shop) {

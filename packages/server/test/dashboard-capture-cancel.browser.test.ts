@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useBrowserChecks } from './support/browser.ts';
 import { merchant } from './support/dashboard.ts';
 import { capture, seriousViolations, signInBrowser } from './support/dashboard-pages.ts';
 import { ENGINES, PAGE_ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer } from './support/server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 /** Issue 27 item 7: Capture and Cancel in the dashboard, each with its confirmation step; an intent's events as JSON. */
 describe.each(ENGINES)('capture and cancel in the dashboard (%s)', (engine) => {
-  let t: TestServer;
-  let browser: TestBrowser;
-  beforeAll(async () => {
-    [t, browser] = await Promise.all([startTestServer(engine), launchBrowser()]);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const { obolus: t, browser } = useBrowserChecks(engine, { server: () => startTestServer(engine), host: false });
 
   /** A manual intent the shopper has paid: authorized, waiting for its capture. */
   const authorized = async (shop: Awaited<ReturnType<typeof merchant>>, amount: number, reference: string) => {
@@ -85,12 +77,10 @@ describe.each(ENGINES)('capture and cancel in the dashboard (%s)', (engine) => {
 });
 
 describe.each(PAGE_ENGINES)('the capture and cancel pages by themselves (%s)', (engine) => {
-  let t: TestServer;
-  let browser: TestBrowser;
   let shop: Awaited<ReturnType<typeof merchant>>;
   let pages: [string, string][];
+  const { obolus: t, browser } = useBrowserChecks(engine, { server: () => startTestServer(engine), host: false });
   beforeAll(async () => {
-    [t, browser] = await Promise.all([startTestServer(engine), launchBrowser()]);
     shop = await merchant(t);
     const intent = await createIntent(t, shop.secretKey, { amount: 4000, capture_method: 'manual' });
     await confirm(t, shop.clientKey, intent.client_secret, card('4242424242424242'));
@@ -99,10 +89,6 @@ describe.each(PAGE_ENGINES)('the capture and cancel pages by themselves (%s)', (
       ['capture-confirm', `/dashboard/payments/${intent.id}/capture?amount=25.00`],
       ['cancel-confirm', `/dashboard/payments/${intent.id}/cancel`],
     ];
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
   });
 
   it.each([

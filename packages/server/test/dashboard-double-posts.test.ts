@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { oncePerToken } from '../src/domain/dashboard/form-uses.ts';
 import { ApiError } from '../src/domain/errors.ts';
 import { type HttpSession, merchant, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const TIMES = 5;
 
@@ -16,11 +17,7 @@ async function racing(session: HttpSession, action: string, fields: Record<strin
 }
 
 describe.each(ENGINES)('dashboard create forms posted twice make one thing (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
 
   it('a webhook endpoint: the second post goes to the endpoint the first one made', async () => {
     const shop = await merchant(t);
@@ -143,12 +140,8 @@ describe.each(ENGINES)('dashboard create forms posted twice make one thing (%s)'
 });
 
 describe.each(ENGINES)('a create form posted to two processes at once (%s)', (engine) => {
-  let t: TestServer;
-  let other: SecondProcess;
-  withSecondProcess(engine, (server, second) => {
-    t = server;
-    other = second;
-  });
+  const { t } = useTestServer(engine);
+  const other = useSecondProcess(t);
 
   it('one refund confirmation sent to both processes, three times each, refunds once', async () => {
     const shop = await merchant(t);
@@ -166,11 +159,7 @@ describe.each(ENGINES)('a create form posted to two processes at once (%s)', (en
 });
 
 describe.each(ENGINES)('one-time form tokens in the store (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine);
 
   it('a refusal lets the token go; a failure halfway keeps it, so a repeat makes nothing', async () => {
     const shop = await merchant(t);

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../src/domain/accounts.ts';
 import { SIGN_IN_WINDOW_MS } from '../src/domain/dashboard/sign-in-limits.ts';
 import { merchant, PASSWORD, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('dashboard over HTTP (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine);
 
   it('shows a sign-in form with the password manager tokens, and security headers', async () => {
     const res = await fetch(`${t.url}/dashboard`);

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import { paymentDeps } from '../src/services.ts';
 import { merchant, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type TestAccount, type TestServer, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 const paymentIds = (page: string) =>
@@ -28,11 +29,7 @@ async function payThroughWidget(t: TestServer, shop: TestAccount, body: object, 
 }
 
 describe.each(ENGINES)('dashboard pages (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
 
   it('lists payment intents newest first, paid or not, 25 a page by keyset, filtered by status, amount, date, reference, external id and mode', async () => {
     const shop = await merchant(t);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { hashPassword, needsRehash, setDashboardPassword } from '../src/domain/dashboard/passwords.ts';
 import { PASSWORD_FRESH_MS } from '../src/domain/dashboard/sessions.ts';
@@ -9,16 +9,12 @@ import { maintainOnce } from '../src/workers/maintenance.ts';
 import { runCli } from './support/cli.ts';
 import { merchant, PASSWORD, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Issue 25 items 5 and 6: sessions that end, the password asked again, and the audit trail. */
 describe.each(ENGINES)('dashboard sessions, re-authentication and the audit trail (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 7, 9));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock });
 
   const home = async (cookie: string) =>
     (await fetch(`${t.url}/dashboard/payments`, { headers: { cookie }, redirect: 'manual' })).status;
@@ -181,11 +177,7 @@ describe.each(ENGINES)('dashboard sessions, re-authentication and the audit trai
 });
 
 describe('obolus accounts end-sessions and audit list (SQLite)', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite');
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer('sqlite');
 
   it('end-sessions ends every session of an account; audit list prints its trail, as JSON lines too', async () => {
     const env = { OBOLUS_DATABASE_URL: t.database.url };

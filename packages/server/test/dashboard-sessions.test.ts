@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../src/domain/dashboard/sessions.ts';
 import {
@@ -12,18 +12,14 @@ import {
 import { runCli } from './support/cli.ts';
 import { merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const MINUTE = 60_000;
 
 describe.each(ENGINES)('dashboard session timeouts (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 4, 9));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock });
 
   it('ends a session idle for 2 hours, and any session 12 hours after sign-in', async () => {
     const shop = await merchant(t);
@@ -49,12 +45,8 @@ describe.each(ENGINES)('dashboard session timeouts (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
-  let t: TestServer;
-  let other: SecondProcess;
-  withSecondProcess(engine, (server, second) => {
-    t = server;
-    other = second;
-  });
+  const { t } = useTestServer(engine);
+  const other = useSecondProcess(t);
 
   it('answers 429 after 10 failures for an email from one client network in 15 minutes, over both processes', async () => {
     const shop = await merchant(t);
@@ -159,11 +151,7 @@ function signInFrom(localAddress: string, url: string, email: string, password: 
 }
 
 describe('obolus accounts set-password and create --password-stdin', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite');
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer('sqlite');
 
   it('reads one line from stdin, refuses fewer than 12 characters, never prints it, and lists emails', async () => {
     const env = { OBOLUS_DATABASE_URL: t.database.url };

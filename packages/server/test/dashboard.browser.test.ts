@@ -1,12 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
-import { type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
+import { startPublicTestServer, useBrowserChecks } from './support/browser.ts';
 import { merchant, PASSWORD } from './support/dashboard.ts';
 import { capture, seriousViolations, signInBrowser } from './support/dashboard-pages.ts';
 import { ENGINES, PAGE_ENGINES } from './support/engines.ts';
-import { freePort, startTestServer, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 import { createIntent, fillCard, openHostPage, results } from './support/widget-pages.ts';
 
 /**
@@ -71,22 +70,13 @@ function layoutProblems(page: Page): Promise<string[]> {
 }
 
 describe.each(ENGINES)('the merchant dashboard in a browser (%s)', (engine) => {
-  let t: TestServer;
-  let browser: TestBrowser;
-  let host: HostServer;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    const port = await freePort();
-    t = await startTestServer(engine, {
-      config: { port, baseUrl: `http://127.0.0.1:${port}`, webhooksAllowLoopback: true, webhooksPollMs: 200 },
-    });
-    [browser, host, receiver] = await Promise.all([launchBrowser(), startHostServer(), startReceiver()]);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await receiver?.close();
-    await t?.close();
+  const receiver = useReceiver();
+  const {
+    obolus: t,
+    host,
+    browser,
+  } = useBrowserChecks(engine, {
+    server: () => startPublicTestServer(engine, { webhooksAllowLoopback: true, webhooksPollMs: 200 }),
   });
 
   it('signs in, sees a widget payment, refunds part of it, adds a webhook endpoint and an origin, rolls the key, signs out', async () => {

@@ -1,27 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { DAY, ManualClock } from '../src/clock.ts';
 import type { EventDraft } from '../src/domain/events.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 describe.each(ENGINES)('events API (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let other: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
+  const { t, shop } = useTestServer(engine, {
+    clock,
+    config: WEBHOOKS_BY_HAND,
+    withAccount: true,
+  });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-    shop = await t.newAccount();
     other = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   const createIntent = async (account: TestAccount, amount = 100) =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: account.secretKey,
         body: { amount, currency: 'USD', mode: 'sandbox' },
       })

@@ -1,11 +1,11 @@
 import type { JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
 import { until } from './support/until.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
 /**
@@ -38,37 +38,28 @@ async function post(base: string, path: string, body: unknown, headers: Record<s
 }
 
 describe.each(ENGINES)('exactly once (%s)', (engine) => {
-  let t: TestServer;
-  let second: SecondProcess | undefined;
-  let shop: TestAccount;
-  let receiver: Receiver;
   let bases: string[];
   let jwk: JWK;
   /** Paid intents of the confirm battery: the refund battery races on their transactions. */
   const paid: { intent: string; transaction: string }[] = [];
 
+  const receiver = useReceiver();
+  const { t, shop } = useTestServer(engine, {
+    config: { webhooksAllowLoopback: true, webhooksPollMs: 200 },
+    withAccount: true,
+  });
+  const second =
+    engine === 'postgres'
+      ? useSecondProcess(t, { env: { OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true', OBOLUS_WEBHOOKS_POLL_MS: '200' } })
+      : undefined;
   beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 200 } });
-    shop = await t.newAccount();
-    bases = [t.url];
-    if (engine === 'postgres') {
-      second = await startSecondProcess(t, {
-        env: { OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true', OBOLUS_WEBHOOKS_POLL_MS: '200' },
-      });
-      bases.push(second.url);
-    }
+    bases = second ? [t.url, second.url] : [t.url];
     const endpoint = await t.call('POST', '/api/v1/webhook-endpoints', {
       key: shop.secretKey,
       body: { url: receiver.url, enabled_events: ['payment_intent.succeeded'], mode: 'sandbox' },
     });
     expect(endpoint.status).toBe(200);
     jwk = (await t.call('GET', '/embed/v1/jwks.json')).json.keys[0];
-  }, 60_000);
-  afterAll(async () => {
-    await second?.stop();
-    await t?.close();
-    await receiver?.close();
   });
 
   const get = async (path: string) => {

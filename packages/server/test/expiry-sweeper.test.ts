@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
@@ -6,18 +7,12 @@ import { createLogger } from '../src/logger.ts';
 import { paymentDeps } from '../src/services.ts';
 import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('expiry sweeper (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 5));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksPollMs: 0 } });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, config: { webhooksPollMs: 0 }, withAccount: true });
 
   const status = async (id: string) =>
     (
@@ -29,11 +24,11 @@ describe.each(ENGINES)('expiry sweeper (%s)', (engine) => {
     ).status;
   const createIntent = async () =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: shop.secretKey,
         body: { amount: 1000, currency: 'USD', mode: 'sandbox' },
       })
-    ).json.id as string;
+    ).json.id;
 
   it('a full page of intents stuck in processing does not stop later intents from expiring', async () => {
     // Live attempts of unknown outcome, with no connector to ask: they stay processing.

@@ -1,9 +1,9 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reportFigure } from './support/battery.ts';
 import { ENGINES } from './support/engines.ts';
 import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
 /** A request whose body is half sent: in flight for the server until `finish()`. */
@@ -47,13 +47,7 @@ const refusesConnections = async (url: string) => {
 };
 
 describe.each(ENGINES)('graceful shutdown of `obolus serve` (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { withAccount: true });
 
   const confirmBody = async () => {
     const intent = await createIntent(t, shop.secretKey);

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { Product } from '../../node/src/index.ts';
 import {
   CHECKOUT_START_WINDOW_MS,
   CHECKOUT_STARTS_PER_WINDOW,
@@ -8,8 +9,8 @@ import {
 import { createLogger } from '../src/logger.ts';
 import { maintainOnce } from '../src/workers/maintenance.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 interface Answer {
   status: number;
@@ -54,26 +55,16 @@ async function withinOneWindow(): Promise<void> {
  * failed-attempt cap, so new intents per client address are limited, in every process alike.
  */
 describe.each(ENGINES)('intents started by the hosted checkout, per client address (%s)', (engine) => {
-  let t: TestServer;
-  let second: SecondProcess;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    second = await startSecondProcess(t);
-    shop = await t.newAccount();
-  }, 60_000);
-  afterAll(async () => {
-    await second?.stop();
-    await t?.close();
-  });
+  const { t, shop } = useTestServer(engine, { withAccount: true });
+  const second = useSecondProcess(t);
 
   const product = async () =>
     (
-      await t.call('POST', '/api/v1/products', {
+      await t.call<Product>('POST', '/api/v1/products', {
         key: shop.secretKey,
         body: { name: 'Tea', amount: 500, currency: 'USD', mode: 'sandbox' },
       })
-    ).json.id as string;
+    ).json.id;
 
   it(`${CHECKOUT_STARTS_PER_WINDOW} new intents per address and window across processes, then 429; a reload still works`, async () => {
     const [first, other] = [await product(), await product()];

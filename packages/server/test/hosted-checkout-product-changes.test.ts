@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { Product } from '../../node/src/index.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm } from './support/widget-client.ts';
 
 /**
@@ -8,21 +9,15 @@ import { card, confirm } from './support/widget-client.ts';
  * price rose or it was deactivated ($500 product paid at $1). Confirm now checks the product.
  */
 describe.each(ENGINES)('hosted-checkout intents follow their product (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { withAccount: true });
 
   const product = async () =>
     (
-      await t.call('POST', '/api/v1/products', {
+      await t.call<Product>('POST', '/api/v1/products', {
         key: shop.secretKey,
         body: { name: 'Print', amount: 100, currency: 'USD', mode: 'sandbox' },
       })
-    ).json as { id: string };
+    ).json;
   const started = async (productId: string) => {
     const res = await t.call('POST', `/${productId}/checkout`, { body: {} });
     expect(res.status).toBe(200);

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import {
-  accountWithOrigins,
-  artifactPath,
-  launchBrowser,
-  startHostServer,
-  startPublicTestServer,
-  type TestBrowser,
-} from './support/browser.ts';
+import { accountWithOrigins, artifactPath, startHostServer, useBrowserChecks } from './support/browser.ts';
 import { ENGINES, PAGE_ENGINES } from './support/engines.ts';
-import type { TestAccount, TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { fillCard } from './support/widget-pages.ts';
 
 /**
@@ -17,17 +10,10 @@ import { fillCard } from './support/widget-pages.ts';
  * showed a fresh form. Now the browser that paid sees the receipt; buying again is a button.
  */
 describe.each(ENGINES)('the hosted checkout page after a payment (%s)', (engine) => {
-  let obolus: TestServer;
-  let browser: TestBrowser;
   let shop: TestAccount;
-
+  const { obolus, browser } = useBrowserChecks(engine, { host: false });
   beforeAll(async () => {
-    [obolus, browser] = await Promise.all([startPublicTestServer(engine), launchBrowser()]);
     shop = await obolus.newAccount('Poetry Press');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await obolus?.close();
   });
 
   const intentCount = async () =>

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
 import { assertResponseInContract } from './support/contract.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { freePort, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Every public operation: the merchant API from its document, and the widget's JSON endpoints. */
 const OPERATIONS: { method: string; path: string }[] = [
@@ -148,14 +149,8 @@ const lastServerError = (t: TestServer) =>
     ?.slice(0, 1500);
 
 describe.each(ENGINES)('hostile input on every public endpoint (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let fivexx = 0;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { logLevel: 'warn' } });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { config: { logLevel: 'warn' }, withAccount: true });
 
   it.each(['/api/v1/events', '/api/v1/payment-intents', '/api/v1/products', '/api/v1/webhook-endpoints'])(
     '%s?limit=1e309 is a 400 naming limit (a query number that overflows to Infinity)',
@@ -302,20 +297,12 @@ async function heapAfterGcMiB(inspectPort: number): Promise<number> {
 }
 
 describe.each(ENGINES)('memory of a server under hostile input (%s)', (engine) => {
-  let t: TestServer;
-  let server: SecondProcess;
-  let shop: TestAccount;
   let inspectPort: number;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { logLevel: 'warn' } });
-    // Measured in an \`obolus serve\` of its own: this process's memory holds the test's clients too.
+  const { t, shop } = useTestServer(engine, { config: { logLevel: 'warn' }, withAccount: true });
+  // Measured in an \`obolus serve\` of its own: this process's memory holds the test's clients too.
+  const server = useSecondProcess(t, async () => {
     inspectPort = await freePort();
-    server = await startSecondProcess(t, { env: { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } });
-    shop = await t.newAccount();
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-    await t?.close();
+    return { env: { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}` } };
   });
 
   it(
@@ -383,13 +370,10 @@ function slowClient(port: number, head: string, trickle: string): Promise<{ answ
 }
 
 describe('slow clients (slowloris)', () => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite', { config: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
-    shop = await t.newAccount();
+  const { t, shop } = useTestServer('sqlite', {
+    config: { headersTimeoutMs: 500, requestTimeoutMs: 1000 },
+    withAccount: true,
   });
-  afterAll(() => t.close());
 
   const port = () => Number(new URL(t.url).port);
 

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { IDEMPOTENCY_LOCK_MS } from '../src/domain/idempotency.ts';
 import { ENGINES } from './support/engines.ts';
 import { type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /**
  * Regression (decision 0170, found by the crash points): a process that committed an intent or
@@ -12,13 +13,9 @@ import { createSettledTransaction } from './support/transactions.ts';
  * retry that took the key over after the lock time made a second intent, or refunded twice.
  */
 describe.each(ENGINES)('a key taken over from a request that died after its commit (%s)', (engine) => {
-  let t: TestServer;
   let shop: TestAccount;
   const clock = new ManualClock(Date.now());
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock });
 
   /** What a SIGKILL between the write's commit and the stored response leaves: the key still held. */
   const dieBeforeResponseStored = (key: string) =>

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS } from '../src/domain/idempotency.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
-  let t: TestServer;
   let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
+  const { t } = useTestServer(engine, { clock });
   // Sandbox intents: this server has no live connector (live ones are refused, live_mode_unavailable).
   const create = (key: string, body: Record<string, unknown>, account = shop) =>
     t.call('POST', '/api/v1/payment-intents', {
@@ -17,11 +18,6 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
     });
   const count = async (account = shop) =>
     (await t.call('GET', '/api/v1/payment-intents?limit=100', { key: account.secretKey })).json.data.length;
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
 
   it('replays the first response byte for byte, marked Idempotent-Replayed', async () => {
     shop = await t.newAccount();

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BATTERY_TIMEOUT_MS, count, MERCHANT_OPERATIONS, reportFigure } from './support/battery.ts';
 import { merchant, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestResponse, type TestServer } from './support/server.ts';
+import type { TestAccount, TestResponse, TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 const OPERATIONS = MERCHANT_OPERATIONS;
@@ -81,20 +82,18 @@ const bodyFor = (op: { method: string; path: string }) =>
   op.method !== 'POST' ? undefined : op.path.endsWith('/products/{id}') ? { name: 'Stolen' } : {};
 
 describe.each(ENGINES)('isolation sweep (%s)', (engine) => {
-  let t: TestServer;
   let owner: TestAccount & { email: string };
   let prober: TestAccount & { email: string };
   let theirs: Objects;
   let none: Objects;
+  const { t } = useTestServer(engine);
   beforeAll(async () => {
-    t = await startTestServer(engine);
     owner = await merchant(t);
     prober = await merchant(t);
     theirs = await objectsOf(t, owner);
     none = Object.fromEntries(Object.entries(theirs).map(([k, v]) => [k, missing(v)])) as unknown as Objects;
     await objectsOf(t, prober);
   });
-  afterAll(() => t.close());
 
   it('covers every operation of the document that takes an id', () => {
     expect(BY_ID.length).toBeGreaterThanOrEqual(12);

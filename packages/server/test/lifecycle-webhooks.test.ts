@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 /** Issue 27: the lifecycle's new events reach a webhook endpoint that asked for them, signed, and only those. */
 describe.each(ENGINES)('the lifecycle events as webhooks (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    [t, receiver] = await Promise.all([
-      startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } }),
-      startReceiver(),
-    ]);
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
+  const receiver = useReceiver();
 
   it('payment_intent.canceled, payment_intent.amount_capturable_updated, refund.created and dispute.created are delivered', async () => {
     const shop = await t.newAccount();

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { artifactPath, useBrowserWith } from './support/browser.ts';
 import { paymentsForAttempt } from './support/checkout-double.ts';
 import { ENGINES, turnsOf } from './support/engines.ts';
-import { type LiveCheckout, startLiveCheckout } from './support/live-stripe.ts';
+import { startLiveCheckout } from './support/live-stripe.ts';
 import { fillCard, openHostPage, results } from './support/widget-pages.ts';
 
 /**
@@ -13,22 +13,7 @@ import { fillCard, openHostPage, results } from './support/widget-pages.ts';
 describe.each(ENGINES)(
   'live widget payments through Checkout.com in a browser (%s)',
   (engine) => {
-    let s: LiveCheckout;
-    let host: HostServer;
-    let browser: TestBrowser;
-
-    beforeAll(async () => {
-      [s, host, browser] = await Promise.all([
-        startLiveCheckout(engine, { timeoutMs: 5000 }),
-        startHostServer(),
-        launchBrowser(),
-      ]);
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await host?.close();
-      await s?.close();
-    });
+    const { obolus: s, host, browser } = useBrowserWith(() => startLiveCheckout(engine, { timeoutMs: 5000 }));
 
     const open = async (amount: number, options: { width?: number; dark?: boolean } = {}) => {
       const intent = await s.liveIntent({ amount });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { artifactPath, useBrowserWith } from './support/browser.ts';
 import { ENGINES, turnsOf } from './support/engines.ts';
-import { type LiveStripe, startLiveStripe } from './support/live-stripe.ts';
+import { startLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 import { fillCard, openHostPage, results } from './support/widget-pages.ts';
 
@@ -12,22 +12,7 @@ import { fillCard, openHostPage, results } from './support/widget-pages.ts';
 describe.each(ENGINES)(
   'live widget payments through Stripe in a browser (%s)',
   (engine) => {
-    let s: LiveStripe;
-    let host: HostServer;
-    let browser: TestBrowser;
-
-    beforeAll(async () => {
-      [s, host, browser] = await Promise.all([
-        startLiveStripe(engine, { timeoutMs: 5000 }),
-        startHostServer(),
-        launchBrowser(),
-      ]);
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await host?.close();
-      await s?.close();
-    });
+    const { obolus: s, host, browser } = useBrowserWith(() => startLiveStripe(engine, { timeoutMs: 5000 }));
 
     const open = async (amount: number, options: { width?: number; dark?: boolean } = {}) => {
       const intent = await s.liveIntent({ amount });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
@@ -10,8 +10,9 @@ import { ENGINES } from './support/engines.ts';
 import { agree, call, deliverAndCheck, passTime, type Real } from './support/model-real.ts';
 import type { Answer, CardKind, Expected, Model, RefundKind } from './support/payment-model.ts';
 import * as model from './support/payment-model.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 import { card, encryptCard } from './support/widget-client.ts';
 
 /**
@@ -269,15 +270,13 @@ const commands = [
 ];
 
 describe.each(ENGINES)('model-based test of the payment state machine (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
   let dispatcher: WebhookDispatcher;
   let jwk: JWK;
   const dispatcherErrors: string[] = [];
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
+  const receiver = useReceiver();
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
   beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
     // Its errors (an attempt that could not be made or recorded) go into a failure's message.
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -287,10 +286,6 @@ describe.each(ENGINES)('model-based test of the payment state machine (%s)', (en
     });
     dispatcher = new WebhookDispatcher(t.server.services, { logger: createLogger('warn', sink) });
     jwk = (await t.call('GET', '/embed/v1/jwks.json')).json.keys[0];
-  });
-  afterAll(async () => {
-    await t?.close();
-    await receiver?.close();
   });
 
   it(

@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/domain/errors.ts';
 import { completeDocument, isPublicRoute } from '../src/http/openapi/document.ts';
 import { COMMITTED_DOCUMENT, generateOpenApiText } from '../src/http/openapi/generate.ts';
 import { TAGS } from '../src/http/openapi/operation.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const run = promisify(execFile);
 const committedText = () => readFileSync(COMMITTED_DOCUMENT, 'utf8');
@@ -82,11 +82,7 @@ describe('the OpenAPI document', () => {
 });
 
 describe.each(ENGINES)('GET /api/v1/openapi.json (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine);
 
   it('serves the committed document to anyone, no key needed', async () => {
     const res = await t.call('GET', '/api/v1/openapi.json');

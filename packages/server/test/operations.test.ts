@@ -1,17 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('operations (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { withAccount: true });
 
   it('/healthz and /readyz answer, readyz after checking the database', async () => {
     expect((await t.call('GET', '/healthz')).json).toEqual({ status: 'ok' });

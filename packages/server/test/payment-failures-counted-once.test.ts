@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { CHALLENGE_TIMEOUT_MS, failAbandonedChallenges } from '../src/domain/payments/abandoned-challenges.ts';
 import { MAX_FAILURES_PER_IP_PER_MINUTE } from '../src/domain/payments/failure-limiter.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 /**
@@ -14,14 +14,8 @@ import { card, confirm, createIntent } from './support/widget-client.ts';
  * sweepers failing one abandoned challenge).
  */
 describe.each(ENGINES)('a failed attempt is counted once by the card-testing limit (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 3, 12));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksPollMs: 0 } });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, config: { webhooksPollMs: 0 }, withAccount: true });
 
   /** `n` declined attempts from this network, on intents of their own (each allows 10). */
   async function declines(n: number) {

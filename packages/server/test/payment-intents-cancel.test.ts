@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, ManualClock } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { startTestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('canceling a payment intent (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
 
   const cancel = (id: string, body?: unknown, key = shop.secretKey, headers?: Record<string, string>) =>
     t.call('POST', `/api/v1/payment-intents/${id}/cancel`, {

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, ManualClock } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('authorize now, capture later (sandbox, %s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { captureWindowMs: 2 * DAY } });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, config: { captureWindowMs: 2 * DAY }, withAccount: true });
 
   const call = (method: string, path: string, body?: unknown) =>
     t.call(method, path, { key: shop.secretKey, ...(body === undefined ? {} : { body }) });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Metadata whose compact JSON is exactly `bytes` long (UTF-8). */
 function metadataOfBytes(bytes: number): Record<string, string> {
@@ -9,8 +9,7 @@ function metadataOfBytes(bytes: number): Record<string, string> {
 }
 
 describe.each(ENGINES)('POST /api/v1/payment-intents (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
+  const { t, shop } = useTestServer(engine, { withAccount: true });
   /** Sandbox unless the body says: this server has no live connector. */
   const create = (body: unknown, headers?: Record<string, string>) =>
     t.call('POST', '/api/v1/payment-intents', {
@@ -18,12 +17,6 @@ describe.each(ENGINES)('POST /api/v1/payment-intents (%s)', (engine) => {
       body: body && typeof body === 'object' && !('mode' in body) ? { ...body, mode: 'sandbox' } : body,
       ...(headers ? { headers } : {}),
     });
-
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
 
   it('creates an intent with the spec response fields', async () => {
     const res = await create({ amount: 2000, currency: 'USD' });

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { liveConnectorForTests } from './support/live-connector.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('finding intents and transactions (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  let closeLive: () => Promise<void>;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
   const made: Record<string, string> = {};
   const at: Record<string, number> = {};
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true, withLiveConnector: true });
   beforeAll(async () => {
-    const live = await liveConnectorForTests();
-    closeLive = live.close;
-    t = await startTestServer(engine, { clock, config: { liveConnector: live.liveConnector } });
-    shop = await t.newAccount();
     const make = async (name: string, body: Record<string, unknown>, pay?: string) => {
       const intent = await createIntent(t, shop.secretKey, body);
       if (pay) await confirm(t, shop.clientKey, intent.client_secret, card(pay));
@@ -30,10 +23,6 @@ describe.each(ENGINES)('finding intents and transactions (%s)', (engine) => {
     await make('live', { mode: 'live', reference: 'order-3' });
     await make('canceled', { reference: 'order-4' });
     await t.call('POST', `/api/v1/payment-intents/${made.canceled}/cancel`, { key: shop.secretKey });
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeLive();
   });
 
   const ids = async (query: string, key = shop.secretKey) => {

@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('reading payment intents (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let other: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
     other = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   const create = async (account: TestAccount, amount: number) =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: account.secretKey,
         body: { amount, currency: 'USD', mode: 'sandbox' },
       })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY, ManualClock, MINUTE } from '../src/clock.ts';
 import { CHALLENGE_TIMEOUT_MS, failAbandonedChallenges } from '../src/domain/payments/abandoned-challenges.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
@@ -10,22 +10,15 @@ import { TX_STATUS } from '../src/domain/transactions.ts';
 import { paymentDeps } from '../src/services.ts';
 import { accountWithOrigins } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('3-D Secure, expiry and card-testing limits (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 2, 12));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   const intentStatus = async (id: string) =>
     (await t.call('GET', `/api/v1/payment-intents/${id}`, { key: shop.secretKey })).json.status;
   const challengePath = (url: string) => new URL(url).pathname;
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
 
   async function challenged(number: string) {
     const intent = await createIntent(t, shop.secretKey);

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { ENGINES } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
 describe.each(ENGINES)('a client_secret pays exactly once (%s, two server processes)', (engine) => {
-  let t: TestServer;
-  let second: SecondProcess;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-    second = await startSecondProcess(t);
-  }, 60_000);
-  afterAll(async () => {
-    await second?.stop();
-    await t.close();
-  });
+  const { t, shop } = useTestServer(engine, { withAccount: true });
+  const second = useSecondProcess(t);
 
   it('50 concurrent confirms across both processes: one Settled transaction, 49 clear refusals', async () => {
     const intent = await createIntent(t, shop.secretKey);

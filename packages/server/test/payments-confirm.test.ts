@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_TEST_CARDS } from '../src/connectors/sandbox/sandbox.ts';
 import { createPaymentIntent } from '../src/domain/intents.ts';
 import type { Processor } from '../src/domain/payments/ports.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
 
 const EXPECTED: Record<string, { status: string; code?: string }> = {
@@ -23,13 +23,7 @@ const EXPECTED: Record<string, { status: string; code?: string }> = {
 };
 
 describe.each(ENGINES)('confirming a payment through the widget API (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { withAccount: true });
 
   it('knows every test card of docs/test-cards.md', () => {
     expect(SANDBOX_TEST_CARDS.map((c) => c.number).sort()).toEqual(Object.keys(EXPECTED).sort());

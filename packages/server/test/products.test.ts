@@ -1,20 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { createAccount } from '../src/domain/accounts.ts';
 import { setAllowedOrigins } from '../src/domain/allowed-origins.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const SHOP_ORIGIN = 'https://shop.example';
 
 describe.each(ENGINES)('catalog products API (%s)', (engine) => {
-  let t: TestServer;
   let shop: TestAccount;
   let other: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
 
+  const { t } = useTestServer(engine, { clock });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
     const { services } = t.server;
     const created = await createAccount(services.repos.accounts, services.clock, {
       name: 'Origin Shop',
@@ -24,7 +24,6 @@ describe.each(ENGINES)('catalog products API (%s)', (engine) => {
     shop = { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey };
     other = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   const create = (body: unknown, key = shop.secretKey) => t.call('POST', '/api/v1/products', { key, body });
   const valid = { name: 'Two books', amount: 2000, currency: 'USD' };

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
 import { eventually, type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 describe.each(ENGINES)('refunds as objects, disputes as events (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
 
   const get = async (path: string, key = shop.secretKey) => t.call('GET', path, { key });
   const paid = async (account = shop, amount = 5000) => {

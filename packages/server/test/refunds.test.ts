@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { type CallOptions, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { CallOptions } from './support/server.ts';
 import { createSettledTransaction, type SettledOptions } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('POST /api/v1/transactions/{id}/refunds (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 4, 8, 0, 0, 250));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   const refund = (id: string, options: CallOptions = {}) =>
     t.call('POST', `/api/v1/transactions/${id}/refunds`, { key: shop.secretKey, ...options });
   const retrieve = async (id: string) =>
@@ -15,12 +15,6 @@ describe.each(ENGINES)('POST /api/v1/transactions/{id}/refunds (%s)', (engine) =
   const paid = async (options: SettledOptions = {}) => (await createSettledTransaction(t, shop, options)).id;
   const updates = async (id: string) =>
     (await t.server.services.repos.eventFeed.forObject(shop.id, id)).filter((e) => e.type === 'transaction.updated');
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
 
   describe('a full refund by default', () => {
     it.each([

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extractRunnableBlocks, runBlock, runMarkdownFile } from './support/runnable-docs.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 /** Every Markdown page of docs/, and the SDK's README. */
@@ -19,12 +19,9 @@ const DOC_TRANSACTION_ID = '6727d5e0a1b2c3d4e5f60718';
 const DOC_INTENT_ID = '6727d5c9f0e1d2c3b4a59687';
 
 describe('docs that run: every runnable block of docs/*.md against a real server', () => {
-  let t: TestServer;
-  let shop: TestAccount;
   let replace: Record<string, string>;
+  const { t, shop } = useTestServer('sqlite', { withAccount: true });
   beforeAll(async () => {
-    t = await startTestServer('sqlite');
-    shop = await t.newAccount();
     const settled = await createSettledTransaction(t, shop, { externalid: 'order-77' });
     replace = {
       'https://pay.example.com': t.url,
@@ -34,7 +31,6 @@ describe('docs that run: every runnable block of docs/*.md against a real server
       [DOC_INTENT_ID]: settled.intentId,
     };
   });
-  afterAll(() => t.close());
 
   it('covers the pages that hold runnable blocks', () => {
     expect(PAGES).toEqual(expect.arrayContaining(['docs/transactions.md', 'packages/node/README.md']));

@@ -1,12 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { masterKeyFileFor, masterKeyOf, newMasterKeyText, SecretBox } from '../src/crypto/master-key.ts';
 import { endpointAad } from '../src/store/repos/sealed-secrets.ts';
 import { runCli } from './support/cli.ts';
 import { ENGINES, PG_URL } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 const ENDPOINT = { url: 'https://shop.example/hooks', enabled_events: ['*'] };
 
@@ -19,16 +20,11 @@ function cliEnv(t: TestServer, masterKey: string): Record<string, string> {
 }
 
 describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    // SQLite: the embedded default, a key generated beside the database; PostgreSQL: OBOLUS_MASTER_KEY.
-    t = await startTestServer(engine, {
-      config: { webhooksPollMs: 0, ...(engine === 'sqlite' ? { masterKey: undefined } : {}) },
-    });
-    shop = await t.newAccount();
+  // SQLite: the embedded default, a key generated beside the database; PostgreSQL: OBOLUS_MASTER_KEY.
+  const { t, shop } = useTestServer(engine, {
+    config: { webhooksPollMs: 0, ...(engine === 'sqlite' ? { masterKey: undefined } : {}) },
+    withAccount: true,
   });
-  afterAll(() => t.close());
 
   const db = () => t.server.services.database.db;
   const createEndpoint = (headers: Record<string, string> = {}) =>

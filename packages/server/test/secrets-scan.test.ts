@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { number as cardNumber } from 'card-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.ts';
 import { SANDBOX_TEST_CARDS } from '../src/connectors/sandbox/sandbox.ts';
 import { masterKeyFileFor } from '../src/crypto/master-key.ts';
@@ -11,8 +11,9 @@ import { redactUrl } from '../src/logger.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import type { TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 import { card, confirm, createIntent } from './support/widget-client.ts';
 
 /** Digit runs of card length (spaces or dashes between digits allowed, as shoppers type them). */
@@ -101,23 +102,15 @@ function databaseText(t: TestServer): string {
 }
 
 describe.each(ENGINES)('secrets in the database, logs and webhooks after a representative run (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
   const secrets: Secrets = { secretKeys: [], signingSecrets: [], pans: [], cvcs: [], masterKey: '' };
   const rounds = count(1, 10);
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await startTestServer(engine, {
-      config: {
-        webhooksAllowLoopback: true,
-        webhooksPollMs: 0,
-        ...(engine === 'sqlite' ? { masterKey: undefined } : {}),
-      },
-    });
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
+  const receiver = useReceiver();
+  const { t } = useTestServer(engine, {
+    config: {
+      webhooksAllowLoopback: true,
+      webhooksPollMs: 0,
+      ...(engine === 'sqlite' ? { masterKey: undefined } : {}),
+    },
   });
 
   it(

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { TX_STATUS } from '../src/domain/transactions.ts';
 import { runCli } from './support/cli.ts';
 import { createTestDatabase, PG_URL } from './support/engines.ts';
-import { type SecondProcess, startSecondProcess } from './support/second-process.ts';
-import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { useSecondProcess } from './support/second-process.ts';
+import { freePort, WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
 describe('OBOLUS_DATABASE_POOL_SIZE: the PostgreSQL pool of each process', () => {
@@ -48,31 +49,28 @@ describe('obolus serve --workers on SQLite', () => {
 });
 
 describe.skipIf(!PG_URL)('obolus serve --workers 2 on PostgreSQL', () => {
-  let t: TestServer;
-  let cluster: SecondProcess;
-  let receiver: Receiver;
-  let shop: TestAccount;
   let metricsPort: number;
-  beforeAll(async () => {
-    t = await startTestServer('postgres', { config: { webhooksPollMs: 0, webhooksAllowLoopback: true } });
-    shop = await t.newAccount();
-    receiver = await startReceiver();
-    metricsPort = await freePort();
-    cluster = await startSecondProcess(t, {
-      args: ['--workers', '2'],
-      env: {
-        OBOLUS_WEBHOOKS_POLL_MS: '50',
-        OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
-        OBOLUS_DATABASE_POOL_SIZE: '4',
-        OBOLUS_METRICS_PORT: String(metricsPort),
-      },
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await receiver?.close();
-    await t?.close();
+  const { t, shop } = useTestServer('postgres', {
+    config: WEBHOOKS_BY_HAND,
+    withAccount: true,
   });
+  const receiver = useReceiver();
+  const cluster = useSecondProcess(
+    t,
+    async () => {
+      metricsPort = await freePort();
+      return {
+        args: ['--workers', '2'],
+        env: {
+          OBOLUS_WEBHOOKS_POLL_MS: '50',
+          OBOLUS_WEBHOOKS_ALLOW_LOOPBACK: 'true',
+          OBOLUS_DATABASE_POOL_SIZE: '4',
+          OBOLUS_METRICS_PORT: String(metricsPort),
+        },
+      };
+    },
+    90_000,
+  );
 
   it('40 concurrent confirms of one intent spread over both workers: one Settled charge, 39 refusals', async () => {
     const intent = await createIntent(t, shop.secretKey);

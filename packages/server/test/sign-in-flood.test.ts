@@ -1,10 +1,10 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { PasswordHashingBusy, PasswordHashPool, passwordHashPool } from '../src/crypto/password-hash-pool.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { card, confirm, createIntent, encryptCard } from './support/widget-client.ts';
 
 /**
@@ -13,11 +13,7 @@ import { card, confirm, createIntent, encryptCard } from './support/widget-clien
  * own, at most `threads + queue` at once (decision 0202).
  */
 describe.each(ENGINES)('a sign-in flood and card payments (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine);
 
   it('confirms are answered while 150 sign-ins are being hashed; the sign-ins past the pool get 503', async () => {
     const shop = await t.newAccount();
@@ -54,12 +50,8 @@ describe.each(ENGINES)('a sign-in flood and card payments (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('the per-network limit of sign-in requests (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 6, 10, 0, 0));
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { signInRateLimit: 3 } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { clock, config: { signInRateLimit: 3 } });
 
   it('admits 3 sign-in requests a minute from one network, then 429 until the minute ends', async () => {
     clock.advance(15_000);

@@ -6,15 +6,12 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/store
 import { appendEvents } from '../src/store/repos/events.ts';
 import { GroupCommit, walSyncer } from '../src/store/write-runner.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** The hot write path (docs/decisions/0120-embedded-store-hot-paths.md), on every engine. */
 describe.each(ENGINES)('the write path (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksPollMs: 0, webhooksAllowLoopback: true } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestServer(engine, { config: WEBHOOKS_BY_HAND });
 
   const createIntent = (key: string) =>
     t.call('POST', '/api/v1/payment-intents', { key, body: { amount: 1500, currency: 'USD', mode: 'sandbox' } });

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** JSON text with escapes kept as escapes, so that NUL and lone surrogates reach the server as sent. */
 const rawJson = (fields: string) => `{"amount": 1000, "currency": "USD", "mode": "sandbox", ${fields}}`;
 
 describe.each(ENGINES)('text fields refuse control characters and lone surrogates (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { config: { webhooksPollMs: 0 } });
-    shop = await t.newAccount();
-  });
-  afterAll(() => t.close());
+  const { t, shop } = useTestServer(engine, { config: { webhooksPollMs: 0 }, withAccount: true });
 
   const postRaw = (path: string, rawBody: string) =>
     t.call('POST', path, { key: shop.secretKey, rawBody, headers: { 'content-type': 'application/json' } });

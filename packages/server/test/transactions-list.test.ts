@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('GET /api/v1/transactions (%s)', (engine) => {
-  let t: TestServer;
   const clock = new ManualClock(Date.UTC(2026, 10, 3, 12, 0, 0, 0));
+  const { t } = useTestServer(engine, { clock });
   const list = (account: TestAccount, query = '') =>
     t.call('GET', `/api/v1/transactions${query}`, { key: account.secretKey });
   const ids = (res: { json: any }) => res.json.data.map((tx: { id: string }) => tx.id);
-
-  beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-  });
-  afterAll(() => t.close());
 
   it('lists newest first, pages with limit and starting_after without skipping or repeating', async () => {
     const shop = await t.newAccount();

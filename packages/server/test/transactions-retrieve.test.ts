@@ -1,12 +1,13 @@
 import { Ajv } from 'ajv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ApiError } from '../src/domain/errors.ts';
 import { retrieveTransaction } from '../src/domain/transaction-queries.ts';
 import { ACCOUNT_CACHE_TTL_MS } from '../src/store/account-cache.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { createSettledTransaction } from './support/transactions.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 /** Spec §2.2, field by field: every field present with exactly the JSON type the table gives. */
 const SPEC_RECORD_SCHEMA = {
@@ -55,19 +56,15 @@ const SPEC_RECORD_SCHEMA = {
 const validateRecord = new Ajv({ allErrors: true }).compile(SPEC_RECORD_SCHEMA);
 
 describe.each(ENGINES)('GET /api/v1/transactions/{id} (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let other: TestAccount;
   // A millisecond part, so `created` must carry a fraction.
   const clock = new ManualClock(Date.UTC(2026, 10, 2, 9, 30, 0, 123));
+  const { t, shop } = useTestServer(engine, { clock, withAccount: true });
   const get = (id: string, key: string | null) => t.call('GET', `/api/v1/transactions/${id}`, { key });
 
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock });
-    shop = await t.newAccount();
     other = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   it('200: the record of §2.2, every field with its exact JSON type', async () => {
     const { id, intentId, transaction } = await createSettledTransaction(t, shop, {

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { SandboxProcessor } from '../src/connectors/sandbox/sandbox.ts';
 import { OBOLUS_BIN, runCli } from './support/cli.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
 import { until } from './support/until.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 interface Running {
@@ -47,17 +49,17 @@ function startCli(args: string[], env: Record<string, string>): Running {
 }
 
 describe('obolus worker and obolus listen', () => {
-  let t: TestServer;
   let receiver: Receiver;
-  let shop: TestAccount;
   const running: Running[] = [];
   let configDir: string;
+  // A live connector that refuses every payment, so that live intents (and their events) exist.
+  const { t } = useTestServer('sqlite', {
+    config: WEBHOOKS_BY_HAND,
+    liveProcessor: new SandboxProcessor(),
+  });
+  // Replaced by the test that rolls its key.
+  let shop: TestAccount;
   beforeAll(async () => {
-    // A live connector that refuses every payment, so that live intents (and their events) exist.
-    t = await startTestServer('sqlite', {
-      config: { webhooksAllowLoopback: true, webhooksPollMs: 0 },
-      liveProcessor: new SandboxProcessor(),
-    });
     shop = await t.newAccount();
     configDir = await mkdtemp(join(tmpdir(), 'obolus-config-'));
   });
@@ -65,14 +67,11 @@ describe('obolus worker and obolus listen', () => {
     await Promise.all(running.splice(0).map((r) => r.stop('SIGKILL')));
     await receiver?.close();
   });
-  afterAll(async () => {
-    await t.close();
-    await rm(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => rm(configDir, { recursive: true, force: true }));
 
   const createIntent = async (amount: number, mode = 'sandbox') =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: shop.secretKey,
         body: { amount, currency: 'USD', mode },
       })

@@ -7,19 +7,19 @@ import { openServices } from '../src/services.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { OBOLUS_BIN } from './support/cli.ts';
 import { ENGINES, PG_URL } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { type Receiver, startReceiver, useReceiver } from './support/webhook-receiver.ts';
 
 const INTENTS = 30;
 const MAX_IN_FLIGHT = 4;
 
 describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
-  let t: TestServer;
   let second: Services;
   let receivers: Receiver[] = [];
   const clock = new ManualClock(Date.now());
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
   beforeAll(async () => {
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
     // Its own connection pool (PostgreSQL) or its own connection to the file (SQLite), like another process.
     second = await openServices(t.server.services.config, {
       clock,
@@ -30,10 +30,7 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
     await Promise.all(receivers.map((r) => r.close()));
     receivers = [];
   });
-  afterAll(async () => {
-    await second.database.close();
-    await t.close();
-  });
+  afterAll(() => second?.database.close());
 
   const setUp = async (): Promise<TestAccount> => {
     const shop = await t.newAccount();
@@ -125,16 +122,8 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
 });
 
 describe.runIf(PG_URL)('two `obolus worker` processes on PostgreSQL', () => {
-  let t: TestServer;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    t = await startTestServer('postgres', { config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
+  const { t } = useTestServer('postgres', { config: WEBHOOKS_BY_HAND });
+  const receiver = useReceiver();
 
   it('share the work: each webhook arrives once, never two copies at once', async () => {
     const shop = await t.newAccount();

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { ManualClock, MINUTE, SECOND } from '../src/clock.ts';
 import { EVENT_TYPES, type EventDraft } from '../src/domain/events.ts';
 import { SEND_CAPS } from '../src/domain/webhooks/deliveries.ts';
@@ -7,28 +8,18 @@ import { fanOutEvents } from '../src/domain/webhooks/fanout.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { LEASE_MS, WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { liveConnectorForTests } from './support/live-connector.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { startTestServer, type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
 describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
-  let t: TestServer;
-  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   let receiver: Receiver;
   let dispatcher: WebhookDispatcher;
   const clock = new ManualClock(Date.now());
-  beforeAll(async () => {
-    // Live intents (an endpoint receives only its mode's events) need a live connector.
-    live = await liveConnectorForTests();
-    t = await startTestServer(engine, {
-      clock,
-      config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-    });
+  // Live intents (an endpoint receives only its mode's events) need a live connector.
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND, withLiveConnector: true });
+  beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
-  });
-  afterAll(async () => {
-    await t.close();
-    await live.close();
   });
   afterEach(async () => {
     await dispatcher.runOnce(); // nothing left over for the next test's receiver
@@ -45,7 +36,7 @@ describe.each(ENGINES)('webhook delivery (%s)', (engine) => {
   };
   const createIntent = async (account: TestAccount, amount = 1000) =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: account.secretKey,
         body: { amount, currency: 'USD', mode: 'sandbox' },
       })

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
 /** Decision 0090: on a developer machine, sandbox endpoints may target loopback; live ones never. */
 describe.each(ENGINES)('sandbox webhooks to loopback on a developer machine (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {
-      config: { webhooksAllowLoopback: false, sandboxWebhooksAllowLoopback: true, webhooksPollMs: 0 },
-    });
-    shop = await t.newAccount();
-    receiver = await startReceiver();
+  const { t, shop } = useTestServer(engine, {
+    config: { webhooksAllowLoopback: false, sandboxWebhooksAllowLoopback: true, webhooksPollMs: 0 },
+    withAccount: true,
   });
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
+  const receiver = useReceiver();
 
   const endpoint = (url: string, mode?: string) =>
     t.call('POST', '/api/v1/webhook-endpoints', {

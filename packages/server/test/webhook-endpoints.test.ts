@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 
 describe.each(ENGINES)('webhook endpoints API (%s)', (engine) => {
-  let t: TestServer;
-  let shop: TestAccount;
   let other: TestAccount;
   const clock = new ManualClock(Date.UTC(2026, 10, 1));
+  // Loopback stays forbidden here, as in production.
+  const { t, shop } = useTestServer(engine, { clock, config: { webhooksPollMs: 0 }, withAccount: true });
   beforeAll(async () => {
-    // Loopback stays forbidden here, as in production.
-    t = await startTestServer(engine, { clock, config: { webhooksPollMs: 0 } });
-    shop = await t.newAccount();
     other = await t.newAccount();
   });
-  afterAll(() => t.close());
 
   const create = (account: TestAccount, body: Record<string, unknown>, headers?: Record<string, string>) =>
     t.call('POST', '/api/v1/webhook-endpoints', {

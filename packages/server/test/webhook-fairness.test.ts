@@ -3,8 +3,9 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from '../src/domain/webhooks/endpoints.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import type { TestAccount } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 
 /** A loopback receiver that reads every request and never answers, counting what hangs on each path. */
 async function startHangingReceiver() {
@@ -38,24 +39,19 @@ async function startHangingReceiver() {
 }
 
 describe.each(ENGINES)('webhook fairness across merchants (%s)', (engine) => {
-  let t: TestServer;
-  let slowShop: TestAccount;
   let otherShop: TestAccount;
   let hanging: Awaited<ReturnType<typeof startHangingReceiver>>;
-  let healthy: Receiver;
+  // The real dispatcher loop of `obolus serve`, polling every 50 ms, on the real clock.
+  const { t, shop: slowShop } = useTestServer(engine, {
+    config: { webhooksAllowLoopback: true, webhooksPollMs: 50 },
+    withAccount: 'Slow Shop',
+  });
   beforeAll(async () => {
-    // The real dispatcher loop of `obolus serve`, polling every 50 ms, on the real clock.
-    t = await startTestServer(engine, { config: { webhooksAllowLoopback: true, webhooksPollMs: 50 } });
-    slowShop = await t.newAccount('Slow Shop');
     otherShop = await t.newAccount('Other Shop');
     hanging = await startHangingReceiver();
-    healthy = await startReceiver();
   });
-  afterAll(async () => {
-    await hanging.close();
-    await healthy.close();
-    await t.close();
-  });
+  afterAll(() => hanging?.close());
+  const healthy = useReceiver();
 
   const addEndpoint = (account: TestAccount, url: string) =>
     t.call('POST', '/api/v1/webhook-endpoints', {

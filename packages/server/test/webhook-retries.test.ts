@@ -1,32 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentIntent } from '../../node/src/index.ts';
 import { DAY, HOUR, ManualClock, SECOND } from '../src/clock.ts';
 import { RETRY_DELAYS_MS } from '../src/domain/webhooks/retry-schedule.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { liveConnectorForTests } from './support/live-connector.ts';
-import { startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { type TestAccount, WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
 describe.each(ENGINES)('webhook retries, disabling and resending (%s)', (engine) => {
-  let t: TestServer;
-  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
   let failing: Receiver;
   let healthy: Receiver;
   let dispatcher: WebhookDispatcher;
   // Whole seconds, so that the API's Unix-second times name the exact due moment.
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
-  beforeAll(async () => {
-    // A live intent (its event is not resent to a sandbox endpoint) needs a live connector.
-    live = await liveConnectorForTests();
-    t = await startTestServer(engine, {
-      clock,
-      config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-    });
+  // A live intent (its event is not resent to a sandbox endpoint) needs a live connector.
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND, withLiveConnector: true });
+  beforeAll(() => {
     dispatcher = new WebhookDispatcher(t.server.services);
-  });
-  afterAll(async () => {
-    await t.close();
-    await live.close();
   });
   afterEach(async () => {
     await failing?.close();
@@ -43,7 +34,7 @@ describe.each(ENGINES)('webhook retries, disabling and resending (%s)', (engine)
   };
   const createIntent = async (account: TestAccount) =>
     (
-      await t.call('POST', '/api/v1/payment-intents', {
+      await t.call<PaymentIntent>('POST', '/api/v1/payment-intents', {
         key: account.secretKey,
         body: { amount: 700, currency: 'USD', mode: 'sandbox' },
       })

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import type { EventDraft } from '../src/domain/events.ts';
 import { appendEvents } from '../src/store/repos/events.ts';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { ENGINES } from './support/engines.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
-import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
+import { useReceiver } from './support/webhook-receiver.ts';
 
 /**
  * One pass of the dispatcher sends every due delivery, also those the per-endpoint cap held
@@ -14,17 +15,9 @@ import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
  * the pass ended with a due delivery never attempted).
  */
 describe.each(ENGINES)('a dispatcher pass leaves nothing due behind (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: Receiver;
   const clock = new ManualClock(Date.UTC(2026, 10, 4));
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await startTestServer(engine, { clock, config: { webhooksAllowLoopback: true, webhooksPollMs: 0 } });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
+  const receiver = useReceiver();
+  const { t } = useTestServer(engine, { clock, config: WEBHOOKS_BY_HAND });
 
   it('60 events to one endpoint allowed one send at a time: one runOnce delivers all 60', async () => {
     const shop = await t.newAccount();

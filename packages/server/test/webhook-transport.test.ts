@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../src/workers/webhooks/dispatcher.ts';
 import { HttpWebhookSender, isPublicReceiver, type Resolver } from '../src/workers/webhooks/transport.ts';
 import { ENGINES } from './support/engines.ts';
-import { liveConnectorForTests } from './support/live-connector.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { WEBHOOKS_BY_HAND } from './support/server.ts';
+import { useTestServer } from './support/use-test-server.ts';
 import { type Receiver, startReceiver, verifyAsSent } from './support/webhook-receiver.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/webhook-tls/${name}`, import.meta.url), 'utf8');
@@ -153,18 +153,10 @@ describe('webhook transport', () => {
 });
 
 describe.each(ENGINES)('webhook address refusals through the dispatcher (%s)', (engine) => {
-  let t: TestServer;
-  let live: Awaited<ReturnType<typeof liveConnectorForTests>>;
-  beforeAll(async () => {
-    // Live intents (their events go to live endpoints) need a live connector.
-    live = await liveConnectorForTests();
-    t = await startTestServer(engine, {
-      config: { webhooksAllowLoopback: true, webhooksPollMs: 0, liveConnector: live.liveConnector },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await live.close();
+  // Live intents (their events go to live endpoints) need a live connector.
+  const { t } = useTestServer(engine, {
+    config: WEBHOOKS_BY_HAND,
+    withLiveConnector: true,
   });
 
   it('logs the refused attempt and keeps retrying the delivery (DNS may change)', async () => {

@@ -1,15 +1,9 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newCardKeyPair, RSA_UPGRADE_GRACE_MS } from '../src/crypto/card-keyring.ts';
-import {
-  type HostServer,
-  launchBrowser,
-  startHostServer,
-  startPublicTestServer,
-  type TestBrowser,
-} from './support/browser.ts';
+import { useBrowserChecks } from './support/browser.ts';
 import { ENGINES } from './support/engines.ts';
-import type { TestAccount, TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { createIntent, fillCard, hostPageHtml, results } from './support/widget-pages.ts';
 
 /**
@@ -19,25 +13,17 @@ import { createIntent, fillCard, hostPageHtml, results } from './support/widget-
  * the key is retired its ciphertext is refused and the widget pays on with the P-256 key.
  */
 describe.each(ENGINES)('the widget and the card-encryption keys (%s)', (engine) => {
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
   let shop: TestAccount;
   const rsa = newCardKeyPair(Date.now(), 'RSA-OAEP-256');
   /** The JWKS as a service from before P-256 keys published it: its one RSA key. */
   const oldJwks = { keys: [{ ...rsa.publicJwk, kid: rsa.kid, alg: 'RSA-OAEP-256', use: 'enc' }] };
   let pages = 0;
 
+  const { obolus, host, browser } = useBrowserChecks(engine);
   beforeAll(async () => {
-    [obolus, host, browser] = await Promise.all([startPublicTestServer(engine), startHostServer(), launchBrowser()]);
     // An installation from before the upgrade: its current key is RSA, and nothing has loaded it yet.
     await obolus.server.services.repos.encryptionKeys.rotate(rsa, Date.now());
     shop = await obolus.newAccount('Demo Store');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
   });
 
   /** Opens a merchant page paying `clientSecret`; `setUp` runs on its context before it loads. */

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { databaseUnavailable, errorBody } from '../src/http/errors.ts';
-import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
-import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import { artifactPath, startPublicTestServer, useBrowserChecks } from './support/browser.ts';
 import { makeVolume, truncateLog } from './support/volume.ts';
 import { createIntent, fillCard, hostPageHtml, intentNow, openHostPage, results } from './support/widget-pages.ts';
 
@@ -19,24 +18,11 @@ const UNAVAILABLE = 'Payments are briefly unavailable. Wait a few seconds and tr
 describe.skipIf(!volume)('the widget while the database is unavailable', () => {
   const vol = volume as NonNullable<typeof volume>;
   const file = join(vol.mount, 'obolus.db');
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
-  let shop: TestAccount;
-  beforeAll(async () => {
-    const port = await freePort();
-    [obolus, host, browser] = await Promise.all([
-      startTestServer('sqlite', { config: { port, baseUrl: `http://127.0.0.1:${port}`, databaseUrl: file } }),
-      startHostServer(),
-      launchBrowser(),
-    ]);
-    shop = await obolus.newAccount('Demo Store');
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
-    vol.remove();
+  // Registered first, so that it runs last: after the server closed.
+  afterAll(() => vol.remove());
+  const { obolus, host, browser, shop } = useBrowserChecks('sqlite', {
+    server: () => startPublicTestServer('sqlite', { databaseUrl: file }),
+    withAccount: 'Demo Store',
   });
 
   it('a payment refused for a full disk: the shopper is told to try again, and the retry pays once', async () => {

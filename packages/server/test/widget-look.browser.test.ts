@@ -1,16 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accountWithOrigins,
-  artifactPath,
-  type HostServer,
-  launchBrowser,
-  startHostServer,
-  startPublicTestServer,
-  type TestBrowser,
-} from './support/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { accountWithOrigins, artifactPath, useBrowserChecks } from './support/browser.ts';
 import { seriousViolations } from './support/dashboard-pages.ts';
-import type { TestAccount, TestServer } from './support/server.ts';
 import { createIntent, fillCard, results } from './support/widget-pages.ts';
 
 /**
@@ -93,21 +84,9 @@ async function assertNoOverflow(target: Page | Frame): Promise<void> {
 }
 
 describe('the checkout as shoppers see it', () => {
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
-  let shop: TestAccount;
   let pages = 0;
 
-  beforeAll(async () => {
-    [obolus, host, browser] = await Promise.all([startPublicTestServer('sqlite'), startHostServer(), launchBrowser()]);
-    shop = await obolus.newAccount('Demo Store');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
-  });
+  const { obolus, host, browser, shop } = useBrowserChecks('sqlite', { withAccount: 'Demo Store' });
 
   async function open(
     width: number,

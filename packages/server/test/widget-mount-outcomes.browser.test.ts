@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactPath, type HostServer, launchBrowser, startHostServer, type TestBrowser } from './support/browser.ts';
+import { artifactPath, startPublicTestServer, useBrowserChecks } from './support/browser.ts';
 import { PAGE_ENGINES } from './support/engines.ts';
 import type { TestStripe } from './support/live-stripe.ts';
-import { freePort, startTestServer, type TestAccount, type TestServer } from './support/server.ts';
+import type { TestAccount } from './support/server.ts';
 import { startTestStripe } from './support/stripe-double.ts';
 import { card, confirm } from './support/widget-client.ts';
 import { createIntent, fillCard, hostPageHtml, intentNow, openHostPage, results } from './support/widget-pages.ts';
@@ -13,35 +13,20 @@ import { createIntent, fillCard, hostPageHtml, intentNow, openHostPage, results 
  * Secure ends, also when the widget is loaded by another host name than the base URL.
  */
 describe.each(PAGE_ENGINES)('the widget binds its ciphertexts and always reports a result (%s)', (engine) => {
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
   let double: TestStripe;
   let shop: TestAccount;
   let other: TestAccount;
 
   beforeAll(async () => {
     double = await startTestStripe();
-    const port = await freePort();
-    [obolus, host, browser] = await Promise.all([
-      startTestServer(engine, {
-        config: {
-          port,
-          baseUrl: `http://127.0.0.1:${port}`,
-          liveConnector: { name: 'stripe', stripe: double.config() },
-        },
-      }),
-      startHostServer(),
-      launchBrowser(),
-    ]);
+  });
+  afterAll(() => double?.close());
+  const { obolus, host, browser } = useBrowserChecks(engine, {
+    server: () => startPublicTestServer(engine, { liveConnector: { name: 'stripe', stripe: double.config() } }),
+  });
+  beforeAll(async () => {
     shop = await obolus.newAccount('Demo Store');
     other = await obolus.newAccount('Other Store');
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
-    await double?.close();
   });
 
   it('the ciphertext names its intent, the time and a unique id; replayed, it is refused', async () => {

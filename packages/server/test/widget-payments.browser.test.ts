@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  artifactPath,
-  type HostServer,
-  launchBrowser,
-  startHostServer,
-  startPublicTestServer,
-  type TestBrowser,
-} from './support/browser.ts';
+import { describe, expect, it } from 'vitest';
+import { artifactPath, useBrowserChecks } from './support/browser.ts';
 import { ENGINES, takesTurn } from './support/engines.ts';
-import type { TestAccount, TestServer } from './support/server.ts';
 import { createIntent, fillCard, intentNow, openHostPage, results } from './support/widget-pages.ts';
 
 /**
@@ -16,20 +8,7 @@ import { createIntent, fillCard, intentNow, openHostPage, results } from './supp
  * origin, paying sandbox intents with the test cards (docs/test-cards.md).
  */
 describe.each(ENGINES)('checkout widget payments in a browser (%s)', (engine) => {
-  let obolus: TestServer;
-  let host: HostServer;
-  let browser: TestBrowser;
-  let shop: TestAccount;
-
-  beforeAll(async () => {
-    [obolus, host, browser] = await Promise.all([startPublicTestServer(engine), startHostServer(), launchBrowser()]);
-    shop = await obolus.newAccount('Demo Store');
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.close();
-    await obolus?.close();
-  });
+  const { obolus, host, browser, shop } = useBrowserChecks(engine, { withAccount: 'Demo Store' });
 
   it('pays with 4242…: formatted as typed, encrypted, reported to the host without card or secret', async () => {
     const intent = await createIntent(obolus, shop);

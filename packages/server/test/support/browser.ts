@@ -3,9 +3,12 @@ import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { onTestFinished } from 'vitest';
+import type { Config } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts.ts';
 import type { Engine } from '../../src/store/database.ts';
+import { lateBound, useStarted } from './hooks.ts';
 import { freePort, startTestServer, type TestAccount, type TestServer } from './server.ts';
+import { useAccount } from './use-test-server.ts';
 
 /** Debian's chromium, headless, with nothing that reaches beyond loopback. */
 export const CHROMIUM_ARGS = [
@@ -60,10 +63,13 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-/** An Obolus server whose configured base URL is its real loopback address (3-D Secure links use it). */
-export async function startPublicTestServer(engine: Engine): Promise<TestServer> {
+/**
+ * An Obolus server whose configured base URL is its real loopback address (3-D Secure links use
+ * it); `config` overrides other settings.
+ */
+export async function startPublicTestServer(engine: Engine, config: Partial<Config> = {}): Promise<TestServer> {
   const port = await freePort();
-  return startTestServer(engine, { config: { port, baseUrl: `http://127.0.0.1:${port}` } });
+  return startTestServer(engine, { config: { ...config, port, baseUrl: `http://127.0.0.1:${port}` } });
 }
 
 export async function accountWithOrigins(t: TestServer, name: string, origins: string[]): Promise<TestAccount> {
@@ -114,4 +120,55 @@ export const ARTIFACTS = resolve(import.meta.dirname, '../../../../test-artifact
 export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
+}
+
+/** What a browser check runs against: `obolus` (a server, or a live setup around one), the host pages, chromium. */
+export interface BrowserSetup<S> {
+  obolus: S;
+  host: HostServer;
+  browser: TestBrowser;
+}
+
+/**
+ * For a describe block of browser checks (decision 0290): what `start` makes (an Obolus server,
+ * or a live setup around one), a host-page server (unless `host: false`) and chromium, started
+ * at once before its tests and closed after them. Each member stands for the running one
+ * (lateBound), like useTestServer's `t`; `host` throws when used with `host: false`.
+ */
+export function useBrowserWith<S extends { close(): Promise<unknown> }>(
+  start: () => Promise<S>,
+  options: { host?: false } = {},
+): BrowserSetup<S> {
+  const all = useStarted(
+    'useBrowserWith: the server and the browser',
+    async (): Promise<Partial<BrowserSetup<S>>> => {
+      const [obolus, host, browser] = await Promise.all([
+        start(),
+        options.host === false ? undefined : startHostServer(),
+        launchBrowser(),
+      ]);
+      return { obolus, ...(host ? { host } : {}), browser };
+    },
+    async ({ obolus, host, browser }) => {
+      await browser?.close();
+      await host?.close();
+      await obolus?.close();
+    },
+  );
+  const member = <K extends keyof BrowserSetup<S>>(key: K) =>
+    lateBound(() => {
+      const started = all[key];
+      if (!started) throw new Error(`useBrowserWith: no ${key} was asked for`);
+      return started as NonNullable<BrowserSetup<S>[K]>;
+    });
+  return { obolus: member('obolus'), host: member('host'), browser: member('browser') };
+}
+
+/** `useBrowserWith` an Obolus test server (by default startPublicTestServer), and its account with `withAccount`. */
+export function useBrowserChecks(
+  engine: Engine,
+  options: { server?: () => Promise<TestServer>; host?: false; withAccount?: true | string } = {},
+): BrowserSetup<TestServer> & { shop: TestAccount } {
+  const setup = useBrowserWith(options.server ?? (() => startPublicTestServer(engine)), options);
+  return { ...setup, shop: useAccount(setup.obolus, options.withAccount) };
 }

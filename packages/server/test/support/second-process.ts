@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, beforeAll } from 'vitest';
-import type { Engine } from '../../src/store/database.ts';
 import { killOnExit } from './children.ts';
 import { OBOLUS_BIN } from './cli.ts';
-import { freePort, NO_RATE_LIMITS, startTestServer, type TestServer } from './server.ts';
+import { useStarted } from './hooks.ts';
+import { freePort, NO_RATE_LIMITS, type TestServer } from './server.ts';
 
 export interface SecondProcess {
   url: string;
@@ -15,6 +14,12 @@ export interface SecondProcess {
   kill(): Promise<void>;
 }
 
+/** `args` are added to `serve` (e.g. --workers 2), `env` to its environment. */
+export interface SecondProcessOptions {
+  args?: string[];
+  env?: Record<string, string>;
+}
+
 /** The database URL a separate process needs to reach the same data as `t`. */
 function databaseUrlOf(t: TestServer): string {
   if (!t.database.schema) return t.database.url;
@@ -23,14 +28,8 @@ function databaseUrlOf(t: TestServer): string {
   return url.toString();
 }
 
-/**
- * Another `obolus serve` process over the same database as `t`: a second node of a cluster.
- * `args` are added to `serve` (e.g. --workers 2), `env` to its environment.
- */
-export function startSecondProcess(
-  t: TestServer,
-  options: { args?: string[]; env?: Record<string, string> } = {},
-): Promise<SecondProcess> {
+/** Another `obolus serve` process over the same database as `t`: a second node of a cluster. */
+export function startSecondProcess(t: TestServer, options: SecondProcessOptions = {}): Promise<SecondProcess> {
   return startServeProcess(databaseUrlOf(t), options);
 }
 
@@ -93,20 +92,20 @@ export async function startServeProcess(
 export { killOnExit } from './children.ts';
 
 /**
- * For a describe block: before its tests, a test server of `engine` and a second `obolus serve`
- * on its database, handed to `use`; both ended after them.
+ * For a describe block, after `useTestServer` (decision 0290): another `obolus serve` over the
+ * database of `t`, started once `t` runs and stopped before `t` closes. `options` as they are,
+ * or made when the process starts (a function, e.g. for a port taken then).
  */
-export function withSecondProcess(engine: Engine, use: (t: TestServer, other: SecondProcess) => void): void {
-  let t: TestServer | undefined;
-  let other: SecondProcess | undefined;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    other = await startSecondProcess(t);
-    use(t, other);
-    // The suite's hookTimeout (vitest.config.ts): a server and a process start on a loaded machine.
-  }, 60_000);
-  afterAll(async () => {
-    await other?.stop();
-    await t?.close();
-  });
+export function useSecondProcess(
+  t: TestServer,
+  options: SecondProcessOptions | (() => SecondProcessOptions | Promise<SecondProcessOptions>) = {},
+  /** How long it may take to be ready, if longer than the suite's hookTimeout (a cluster of workers). */
+  startTimeoutMs?: number,
+): SecondProcess {
+  return useStarted(
+    'useSecondProcess: the process',
+    async () => startSecondProcess(t, typeof options === 'function' ? await options() : options),
+    (other) => other.stop(),
+    startTimeoutMs,
+  );
 }

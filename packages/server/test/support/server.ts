@@ -25,11 +25,18 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export interface TestResponse {
+/**
+ * An answer of the server under test. `T` is what the test expects the body to be, e.g.
+ * `t.call<PaymentIntent>(...)` with the SDK's types (packages/node/src/api-types.ts, generated
+ * from the OpenAPI document); `any` by default, for answers a test reads loosely or expects to be
+ * an error. Nothing checks `json` against `T`: assertResponseInContract checks it against the
+ * OpenAPI document.
+ */
+export interface TestResponse<T = any> {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  json: T;
 }
 
 export interface TestServer {
@@ -40,9 +47,15 @@ export interface TestServer {
   /** Every log line the server wrote, as text. */
   logs(): string;
   newAccount(name?: string): Promise<TestAccount>;
-  call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
+
+/**
+ * Settings of a server whose tests deliver webhooks themselves: endpoints on loopback allowed
+ * (the tests' receivers), and no dispatcher loop (a test runs WebhookDispatcher.runOnce).
+ */
+export const WEBHOOKS_BY_HAND = { webhooksAllowLoopback: true, webhooksPollMs: 0 } as const satisfies Partial<Config>;
 
 /** The API rate limits off (decision 0150): the default of test servers, first or second process. */
 export const NO_RATE_LIMITS = {
@@ -52,13 +65,19 @@ export const NO_RATE_LIMITS = {
   OBOLUS_SIGN_IN_RATE_LIMIT: 'off',
 } as const;
 
-/** A real server on a loopback port over its own database; close() leaves nothing behind. */
-export async function startTestServer(
-  engine: Engine,
-  /** `config` overrides settings, e.g. { webhooksAllowLoopback: true, webhooksPollMs: 0 } for webhook tests. */
-  /** `liveProcessor`: the live connector to use (e.g. an HttpAcquirer pointed at test/support/acquirer-double.ts). */
-  options: { clock?: Clock; config?: Partial<Config>; liveProcessor?: Processor | null } = {},
-): Promise<TestServer> {
+export interface TestServerOptions {
+  clock?: Clock;
+  /** Overrides settings, e.g. { webhooksAllowLoopback: true, webhooksPollMs: 0 } for webhook tests. */
+  config?: Partial<Config>;
+  /** The live connector to use (e.g. an HttpAcquirer pointed at test/support/acquirer-double.ts). */
+  liveProcessor?: Processor | null;
+}
+
+/**
+ * A real server on a loopback port over its own database; close() leaves nothing behind. A test
+ * file whose server lives as long as a describe block uses `useTestServer` (use-test-server.ts).
+ */
+export async function startTestServer(engine: Engine, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase(engine);
   const chunks: string[] = [];
   const sink = new Writable({
@@ -114,7 +133,7 @@ export async function startTestServer(
       });
       return { id: created.account.id, secretKey: created.secretKey, clientKey: created.account.clientKey };
     },
-    async call(method, path, { key, body, rawBody, headers = {} } = {}) {
+    async call<T>(method: string, path: string, { key, body, rawBody, headers = {} }: CallOptions = {}) {
       const init: RequestInit = { method, headers: { ...headers } };
       const h = init.headers as Record<string, string>;
       if (key) h.authorization = `Bearer ${key}`;
@@ -132,7 +151,7 @@ export async function startTestServer(
         json = undefined;
       }
       assertResponseInContract(method, path, response.status, text);
-      return { status: response.status, headers: response.headers, text, json };
+      return { status: response.status, headers: response.headers, text, json: json as T };
     },
     async close() {
       await server.close();

@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
+import { useStarted } from './hooks.ts';
 
 export interface ReceivedWebhook {
   headers: Record<string, string>;
@@ -102,6 +103,15 @@ export async function startReceiver(tls?: { key: string; cert: string }, host = 
     close: () => (server.listening ? stop() : Promise.resolve()),
   };
   return receiver;
+}
+
+/** For a describe block (decision 0290): a receiver started before its tests and closed after them. */
+export function useReceiver(tls?: { key: string; cert: string }): Receiver {
+  return useStarted(
+    'useReceiver: the receiver',
+    () => startReceiver(tls),
+    (receiver) => receiver.close(),
+  );
 }
 
 /**
