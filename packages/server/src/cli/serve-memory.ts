@@ -69,9 +69,13 @@ export async function startWithMemorySettings(): Promise<void> {
     platform: process.platform,
   });
   if (!settings) return;
-  process.execve(
-    process.execPath,
-    [process.execPath, ...settings.flags, ...process.execArgv, ...process.argv.slice(1)],
-    { ...process.env, ...settings.env },
-  );
+  try {
+    process.execve(
+      process.execPath,
+      [process.execPath, ...settings.flags, ...process.execArgv, ...process.argv.slice(1)],
+      { ...process.env, ...settings.env },
+    );
+  } catch {
+    // A platform without it (IBM i) or an execve that failed: this process serves, with Node's defaults.
+  }
 }
