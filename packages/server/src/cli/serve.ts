@@ -72,6 +72,10 @@ export function registerServe(program: Command): void {
           { exitCode: 2, code: 'obolus.workers' },
         );
       }
+      // V8's heap and glibc's arenas sized for a service, not for the machine (decision 0264):
+      // the process starts again in place unless they are set (after the usage errors, which
+      // stay quick; before anything listens or opens the database). Workers inherit them.
+      await (await import('./serve-memory.ts')).startWithMemorySettings();
       const engine = isPostgresUrl(config.databaseUrl) ? 'postgres' : 'sqlite';
       const demoWanted = wantsDemoAccount(engine, Boolean(process.env.OBOLUS_DATABASE_URL), options.demo === true);
       const running = await (options.workers > 1
