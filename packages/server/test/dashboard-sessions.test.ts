@@ -1,7 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
-import { hashPassword } from '../src/domain/dashboard/passwords.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../src/domain/dashboard/sessions.ts';
 import {
   SIGN_IN_EMAIL_WINDOW_MS,
@@ -11,28 +10,12 @@ import {
   SIGN_IN_WINDOW_MS,
 } from '../src/domain/dashboard/sign-in-limits.ts';
 import { runCli } from './support/cli.ts';
-import { merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
+import { cheapMerchant, merchant, PASSWORD, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { type SecondProcess, withSecondProcess } from './support/second-process.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const MINUTE = 60_000;
-
-/**
- * PASSWORD hashed with scrypt at N=2^10, p=1: a wrong guess against it costs about a millisecond
- * of CPU where today's parameters (N=2^15, p=3) cost a third of a second. The limit tests make
- * about a hundred failures per engine; what they check is what is counted, and the limit
- * answers before any hash. A right guess is rehashed to today's parameters at sign-in, as an
- * older hash is (needsRehash). The 200-guesses race keeps the real hash: its pool can fill.
- */
-let cheapHash: Promise<string> | undefined;
-async function cheapMerchant(t: TestServer) {
-  const shop = await merchant(t);
-  cheapHash ??= hashPassword(PASSWORD, { N: 2 ** 10, r: 8, p: 1 });
-  const { services } = t.server;
-  expect(await services.repos.dashboard.setPassword(shop.id, await cheapHash, services.clock.now())).toBe(true);
-  return shop;
-}
 
 describe.each(ENGINES)('dashboard session timeouts (%s)', (engine) => {
   let t: TestServer;
@@ -120,6 +103,7 @@ describe.each(ENGINES)('sign-in rate limit across processes (%s)', (engine) => {
     if (oneWindow(started, SIGN_IN_EMAIL_WINDOW_MS)) expect(last.status).toBe(429);
   }, 60_000);
 
+  // The 200-guesses race keeps the real hash (merchant): its hashing pool can fill.
   it('200 guesses sent at once over both processes: exactly 10 passwords checked, the right one among them or refused', async () => {
     const shop = await merchant(t);
     const started = Date.now();
