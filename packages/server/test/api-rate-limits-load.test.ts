@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATTERY_TIMEOUT_MS, count, reportFigure } from './support/battery.ts';
 import { killOnExit } from './support/children.ts';
@@ -33,7 +32,9 @@ async function hammer(
 const PG = ENGINES.includes('postgres');
 
 describe.skipIf(!PG)('one key hammered through two processes on PostgreSQL', () => {
-  const LIMIT = 40;
+  // Low enough that twelve loops exceed it many times over even on a loaded machine: what is
+  // asserted is how many were admitted of what was offered, and the offer is the machine's.
+  const LIMIT = 10;
   let t: TestServer;
   let other: SecondProcess;
   let shop: TestAccount;
@@ -88,31 +89,39 @@ describe.skipIf(!PG)('one key hammered through two processes on PostgreSQL', () 
 
 /**
  * A client of its own process (as the noisy merchant's server would be): `loops` loops reading
- * without pause until `stop()`; `stop()` answers the statuses it got and how long it ran, and
- * `running()` says whether it is still sending.
+ * without pause until `stop()` and until it has been refused `refusals` times (or 20 s more
+ * have passed): how much it is refused is then not a matter of how fast a loaded machine let
+ * it send. `stop()` answers the statuses it got and how long it ran, and `running()` says
+ * whether it is still sending.
  */
-function floodFromAnotherProcess(url: string, key: string, loops: number) {
+function floodFromAnotherProcess(url: string, key: string, loops: number, refusals: number) {
   const script = `
-    const [url, key, loops] = process.argv.slice(1);
+    const [url, key, loops, refusals] = process.argv.slice(1);
     const started = Date.now();
-    let stopped = false;
-    process.stdin.on('data', () => {}).on('end', () => (stopped = true));
+    let stoppedAt = 0;
+    process.stdin.on('data', () => {}).on('end', () => (stoppedAt = Date.now()));
     const statuses = {};
+    const done = () =>
+      stoppedAt > 0 && ((statuses[429] ?? 0) >= Number(refusals) || Date.now() - stoppedAt > 20000);
     const headers = { authorization: 'Bearer ' + key, 'x-forwarded-for': '203.0.113.10' };
     await Promise.all(Array.from({ length: Number(loops) }, async () => {
-      while (!stopped) {
+      while (!done()) {
         const response = await fetch(url + '/api/v1/payment-intents?limit=1', { headers });
         await response.arrayBuffer();
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
       }
     }));
     process.stdout.write(JSON.stringify({ statuses, ms: Date.now() - started }));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, key, String(loops)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script, url, key, String(loops), String(refusals)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   killOnExit(child);
-  // In production the noisy merchant's server is another machine: here it yields the CPU first.
-  if (child.pid) setPriority(child.pid, 10);
+  // In production the noisy merchant's server is another machine. It is not niced here: on a
+  // loaded machine a niced flood got too little CPU to exceed 20 a second at all.
   let out = '';
   child.stdout?.on('data', (chunk) => (out += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -180,7 +189,7 @@ describe.each(ENGINES)('one noisy merchant does not slow another (%s)', (engine)
       const samples = count(30, 300);
       await probe(5);
       const alone = await probe(samples);
-      const flood = floodFromAnotherProcess(server.url, noisy.secretKey, 4);
+      const flood = floodFromAnotherProcess(server.url, noisy.secretKey, 4, 51);
       await sleep(500);
       const loaded = await probe(samples);
       // Every one of the quiet merchant's reads was answered while the flood was still sending:
