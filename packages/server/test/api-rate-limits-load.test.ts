@@ -42,8 +42,29 @@ describe.skipIf(!PG)('one key hammered through two processes on PostgreSQL', () 
     t = await startTestServer('postgres', { config: { logLevel: 'warn', apiRateLimits: limits({ live: LIMIT }) } });
     other = await startSecondProcess(t, { env: { OBOLUS_API_RATE_LIMIT_LIVE: String(LIMIT) } });
     shop = await t.newAccount();
-    // Each process says it is alive once a second: after that both know they are two.
-    await sleep(1200);
+    // Each process says it is alive once a second (a row of its own) and reads how many are.
+    // Once both rows are there, each has counted two at its next heartbeat: its row renewed.
+    const heartbeats = async () =>
+      new Map(
+        (
+          await t.server.services.database.db
+            .selectFrom('rate_counters')
+            .select(['subject', 'expires_at'])
+            .where('scope', '=', 'rate_processes')
+            .where('expires_at', '>', Date.now())
+            .execute()
+        ).map((row) => [row.subject, Number(row.expires_at)]),
+      );
+    let both = await heartbeats();
+    while (both.size < 2) {
+      await sleep(100);
+      both = await heartbeats();
+    }
+    const renewed = async () => {
+      const now = await heartbeats();
+      return now.size === 2 && [...now].every(([id, at]) => at > (both.get(id) ?? Infinity));
+    };
+    while (!(await renewed())) await sleep(100);
   }, 30_000);
   afterAll(async () => {
     await other?.stop();
