@@ -7,7 +7,7 @@ import type { AccountId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import { maintainOnce } from '../src/workers/maintenance.ts';
 import { runCli } from './support/cli.ts';
-import { merchant, PASSWORD, postForm, signInHttp } from './support/dashboard.ts';
+import { cheapMerchant, merchant, PASSWORD, postForm, signInHttp } from './support/dashboard.ts';
 import { ENGINES } from './support/engines.ts';
 import { useTestServer } from './support/use-test-server.ts';
 
@@ -110,7 +110,7 @@ describe.each(ENGINES)('dashboard sessions, re-authentication and the audit trai
   });
 
   it('records sign-ins, failures, the lock and sign-outs; the Security history page shows them; no secret in any row', async () => {
-    const shop = await merchant(t);
+    const shop = await cheapMerchant(t);
     clock.advance(15 * MINUTE);
     for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) {
       expect((await postForm(t.url, '/dashboard/sign-in', { email: shop.email, password: `wrong ${i}` })).status).toBe(

@@ -6,26 +6,38 @@ import { type SecondProcess, startSecondProcess } from './support/second-process
 import { useTestServer } from './support/use-test-server.ts';
 import { card, createIntent, encryptCard } from './support/widget-client.ts';
 
-/** A request whose body is half sent: in flight for the server until `finish()`. */
+/**
+ * A request whose body is half sent: in flight for the server until `finish()`. It asks for
+ * `100 Continue` and sends the first half only once the server answered it: the server has then
+ * accepted the connection and parsed the request, so a SIGTERM after this finds it in flight
+ * (no fixed sleep that a loaded machine can outlast).
+ */
 async function halfSent(url: string, path: string, body: string) {
   const { port } = new URL(url);
   const socket: Socket = connect(Number(port), '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   let answer = '';
   socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (answer += chunk));
+  const continued = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+      if (answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) resolve();
+    });
+  });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => {});
   const half = Math.floor(body.length / 2);
   socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
   );
+  await Promise.race([continued, closed]);
+  socket.write(body.slice(0, half));
   return {
     finish: async () => {
       socket.write(body.slice(half));
       // The server closes the connection after answering, as it is shutting down.
       await closed;
-      return answer;
+      return answer.replace('HTTP/1.1 100 Continue\r\n\r\n', '');
     },
     abandon: () => socket.destroy(),
   };
@@ -65,11 +77,10 @@ describe.each(ENGINES)('graceful shutdown of `obolus serve` (%s)', (engine) => {
     const p = await startSecondProcess(t, { env: { OBOLUS_SHUTDOWN_TIMEOUT_MS: '10000', OBOLUS_LOG_LEVEL: 'info' } });
     const { intent, body } = await confirmBody();
     const request = await halfSent(p.url, '/embed/v1/confirm', body);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const exited = exitOf(p);
     p.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await refusesConnections(p.url)).toBe(true);
+    // Stops accepting once it has handled the signal, however long the machine takes to get there.
+    await expect.poll(() => refusesConnections(p.url)).toBe(true);
     expect(p.child.exitCode).toBe(null);
     const answer = await request.finish();
     expect(answer, p.output()).toMatch(/^HTTP\/1\.1 200/);
@@ -89,15 +100,16 @@ describe.each(ENGINES)('graceful shutdown of `obolus serve` (%s)', (engine) => {
     const p = await startSecondProcess(t, { env: { OBOLUS_SHUTDOWN_TIMEOUT_MS: '1000' } });
     const { body } = await confirmBody();
     const request = await halfSent(p.url, '/embed/v1/confirm', body);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     const exited = exitOf(p);
     p.child.kill('SIGTERM');
     const { code, afterMs } = await exited;
     request.abandon();
+    // Its own deadline ended it (the request never completes, so nothing else would): exit 1
+    // with the deadline's message, not before the deadline. How long after it a loaded machine
+    // lets the timer run is not the server's to decide (0272), so there is no upper bound.
     expect(code).toBe(1);
-    expect(afterMs).toBeGreaterThanOrEqual(900);
-    expect(afterMs).toBeLessThan(4000);
     expect(p.output()).toContain('shutdown deadline passed');
+    expect(afterMs).toBeGreaterThanOrEqual(900);
     reportFigure(
       `shutdown deadline (${engine})`,
       `a stuck request: exited 1 ${afterMs.toFixed(0)} ms after SIGTERM (deadline 1000 ms)`,

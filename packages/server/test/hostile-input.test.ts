@@ -347,8 +347,15 @@ describe.each(ENGINES)('memory of a server under hostile input (%s)', (engine) =
   );
 });
 
-/** Sends `head`, then `trickle` one byte every 100 ms; resolves with what the server answered and when it hung up. */
-function slowClient(port: number, head: string, trickle: string): Promise<{ answer: string; closedAfterMs: number }> {
+/**
+ * Sends `head`, then `trickle` one byte every 100 ms; resolves with what the server answered, when
+ * it hung up, and how many bytes of `trickle` were still unsent then (0: the client finished first).
+ */
+function slowClient(
+  port: number,
+  head: string,
+  trickle: string,
+): Promise<{ answer: string; closedAfterMs: number; unsent: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let answer = '';
@@ -356,16 +363,16 @@ function slowClient(port: number, head: string, trickle: string): Promise<{ answ
       socket.write(head);
       let sent = 0;
       const timer = setInterval(() => {
-        if (sent < trickle.length && !socket.destroyed) socket.write(trickle[sent++] as string);
+        if (sent < trickle.length && socket.writable) socket.write(trickle[sent++] as string);
       }, 100);
       socket.on('close', () => {
         clearInterval(timer);
-        resolve({ answer, closedAfterMs: performance.now() - started });
+        resolve({ answer, closedAfterMs: performance.now() - started, unsent: trickle.length - sent });
       });
     });
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('error', (error) => (error.message.includes('ECONNRESET') ? undefined : reject(error)));
+    socket.on('error', (error) => (/ECONNRESET|EPIPE/.test(error.message) ? undefined : reject(error)));
   });
 }
 
@@ -400,28 +407,38 @@ describe('slow clients (slowloris)', () => {
   };
 
   it('a client trickling its headers is answered 408 and cut off after the headers timeout', async () => {
-    const { answer, closedAfterMs } = await slowClient(
+    const trickle = 'X-Slow: '.padEnd(60, 'a');
+    const { answer, closedAfterMs, unsent } = await slowClient(
       port(),
       'GET /api/v1/payment-intents HTTP/1.1\r\n',
-      'X-Slow: '.padEnd(60, 'a'),
+      trickle,
     );
+    // The server's 408 (only its timeout writes one) and its hang-up, while the client still had
+    // bytes to send: cut off, not served once the client was done. Not before the timeout either.
+    // No upper bound in milliseconds: a loaded machine delays the cut-off, not its order (0272).
     timeoutError(answer);
+    expect(unsent, 'the server waited for the whole trickle').toBeGreaterThan(0);
     expect(closedAfterMs).toBeGreaterThanOrEqual(450);
-    expect(closedAfterMs).toBeLessThan(2500);
-    reportFigure('slowloris headers', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 500 ms)`);
+    reportFigure(
+      'slowloris headers',
+      `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 500 ms), ${unsent} of ${trickle.length} bytes unsent`,
+    );
   });
 
   it('a client trickling its body is answered 408 and cut off after the request timeout', async () => {
     const body = JSON.stringify({ amount: 1000, currency: 'USD', mode: 'sandbox', reference: 'x'.repeat(40) });
     const head = `POST /api/v1/payment-intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${shop.secretKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-    const { answer, closedAfterMs } = await slowClient(port(), head, body);
+    const { answer, closedAfterMs, unsent } = await slowClient(port(), head, body);
     timeoutError(answer);
+    expect(unsent, 'the server waited for the whole body').toBeGreaterThan(0);
     expect(closedAfterMs).toBeGreaterThanOrEqual(950);
-    expect(closedAfterMs).toBeLessThan(3000);
     // Nothing was created from the half body.
     const list = await t.call('GET', '/api/v1/payment-intents', { key: shop.secretKey });
     expect(list.json.data).toEqual([]);
-    reportFigure('slowloris body', `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 1000 ms)`);
+    reportFigure(
+      'slowloris body',
+      `cut off after ${closedAfterMs.toFixed(0)} ms (timeout 1000 ms), ${unsent} of ${body.length} bytes unsent`,
+    );
   });
 
   it('a slow body on the transactions surface gets the same 408 (no route is known yet)', async () => {

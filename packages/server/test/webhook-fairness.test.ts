@@ -12,13 +12,18 @@ async function startHangingReceiver() {
   const open = new Map<string, number>();
   let maxOpenPerPath = 0;
   let requests = 0;
+  let ended = 0;
   const sockets = new Set<Socket>();
-  const server: Server = createServer((request) => {
+  const server: Server = createServer((request, response) => {
     requests++;
     const path = request.url ?? '';
     open.set(path, (open.get(path) ?? 0) + 1);
     maxOpenPerPath = Math.max(maxOpenPerPath, open.get(path) ?? 0);
-    request.on('close', () => open.set(path, (open.get(path) ?? 1) - 1));
+    // The answer's close: the sender hung up (a request's own close comes once its body is read).
+    response.on('close', () => {
+      open.set(path, (open.get(path) ?? 1) - 1);
+      ended++;
+    });
     request.resume();
   });
   server.on('connection', (socket: Socket) => {
@@ -29,6 +34,8 @@ async function startHangingReceiver() {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     requests: () => requests,
+    /** Requests the sender gave up on (its 10 s timeout): none while every sender is still held. */
+    ended: () => ended,
     maxOpenPerPath: () => maxOpenPerPath,
     close: () =>
       new Promise<void>((resolve) => {
@@ -84,11 +91,17 @@ describe.each(ENGINES)('webhook fairness across merchants (%s)', (engine) => {
     expect((await addEndpoint(otherShop, `${healthy.url}/hooks`)).status).toBe(200);
     const started = Date.now();
     const intent = (await createIntent(otherShop)).json;
-    await waitFor(() => healthy.received.some((w) => w.json?.data?.object?.id === intent.id), 5_000);
+    let endedBefore = -1;
+    await waitFor(() => {
+      if (!healthy.received.some((w) => w.json?.data?.object?.id === intent.id)) return false;
+      endedBefore = hanging.ended();
+      return true;
+    }, 20_000);
     const delay = Date.now() - started;
     // Before: claimed 20 at a time, oldest first, each batch waiting for its slowest send (10 s
-    // each): at least 10 s, about 40 s here. The bound leaves room for a loaded machine.
-    expect(delay).toBeLessThan(5_000);
+    // each): the other merchant's webhook went out only after hanging sends had timed out. Now it
+    // arrives while every hanging send still holds its sender: an order, not a duration (0272).
+    expect(endedBefore, `${endedBefore} hanging sends had timed out first (after ${delay} ms)`).toBe(0);
     // Each hanging endpoint held at most its own share of senders.
     expect(hanging.maxOpenPerPath()).toBeLessThanOrEqual(4);
   });
