@@ -100,8 +100,11 @@ describe.each(ENGINES)('two dispatchers on one database (%s)', (engine) => {
     const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
     // 30 events x 3 endpoints, each tried twice (a failure, then the success), by whichever dispatcher came first.
     expect(sum(byA) + sum(byB)).toBe(INTENTS * 3 * 2);
-    // Both shared each round.
-    expect(Math.min(...byA, ...byB)).toBeGreaterThan(0);
+    // Both took part, so the checks below ran with two dispatchers at once. Not every round: a
+    // dispatcher whose claim races the other's twice in a row finds nothing and ends its pass
+    // (its next pass sends what is left, as in production), and the round is then the other's.
+    expect(sum(byA), `attempts by the first dispatcher per round: ${byA}, by the second: ${byB}`).toBeGreaterThan(0);
+    expect(sum(byB), `attempts by the first dispatcher per round: ${byA}, by the second: ${byB}`).toBeGreaterThan(0);
     for (const receiver of receivers) {
       expect(receiver.maxConcurrentSameId()).toBe(1);
       const perId = new Map<string, number>();
