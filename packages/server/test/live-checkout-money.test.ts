@@ -66,6 +66,8 @@ describe.each(ENGINES)(
       const event = s.double.webhooks.events.find((e) => e.type === 'payment_refunded');
       expect(event?.data).toMatchObject({ reference: transactionId, action_id: made.json.processor_refund_id });
       // Delivered once it could be matched: any earlier answer was a 503 (try again), never a refusal.
+      // The double logs a delivery after reading its answer, which may be after the record settled.
+      await s.double.webhooks.settled();
       const statuses = statusesOf('payment_refunded');
       expect(statuses.at(-1)).toBe(200);
       expect(statuses.slice(0, -1).every((status) => status === 503)).toBe(true);

@@ -6,7 +6,7 @@ import { RECONCILE_AFTER_MS } from '../src/domain/payments/reconcile.ts';
 import { paymentDeps } from '../src/services.ts';
 import { startReconciler } from '../src/workers/reconciler.ts';
 import { ENGINES } from './support/engines.ts';
-import { eventually, type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
+import { DROPPED_ANSWER, eventually, type LiveStripe, LOST_ANSWER, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 
 /** Stripe's webhooks at /hooks/stripe, and refunds, both ways; faults of the double's webhook sender. */
@@ -20,10 +20,12 @@ describe.each(ENGINES)(
     });
 
     const statusesOf = (type: string) => s.double.webhooks.sent.filter((w) => w.type === type).map((w) => w.status);
-    const lostAnswer = () => s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+    // The answer lost on the wire (the connector's deadline is the point of the first test only).
+    const lostAnswer = () => s.double.arm('create', DROPPED_ANSWER, 2);
 
     it('payment_intent.succeeded settles an attempt whose answer was lost, before any reconciliation', async () => {
-      lostAnswer();
+      // Held until the connector has given up, twice: the notice lands while it waits.
+      s.double.arm('create', LOST_ANSWER, 2);
       const intent = await s.liveIntent();
       const res = await s.pay(intent.client_secret, '4242424242424242');
       expect(res.json.status).toBe('processing');
@@ -47,7 +49,8 @@ describe.each(ENGINES)(
     );
 
     it('a payment whose payment_intent.succeeded lands before Stripe answers the call is answered succeeded', async () => {
-      s.double.arm('create', { fault: 'delay_after_commit', delayMs: 300 }, 1);
+      // Held until the event has been delivered and answered, then answered at once.
+      s.double.arm('create', { ...LOST_ANSWER, untilWebhooksSent: true }, 1);
       const intent = await s.liveIntent();
       const res = await s.pay(intent.client_secret, '4242424242424242');
       expect(statusesOf('payment_intent.succeeded')).toEqual([200]);
@@ -259,9 +262,7 @@ describe.each(ENGINES)(
 
     it('a refund Stripe made but whose answer and notice were lost is answered by the resend, not made twice', async () => {
       s.hooksOff();
-      const { transactionId, refundId } = await unansweredRefund(() =>
-        s.double.arm('refund', { fault: 'delay_after_commit', delayMs: 2000 }, 2),
-      );
+      const { transactionId, refundId } = await unansweredRefund(() => s.double.arm('refund', LOST_ANSWER, 2));
       expect(madeAtStripe(refundId)).toHaveLength(1);
       await reconcileTwice(() => undefined);
       expect(madeAtStripe(refundId)).toHaveLength(1);
@@ -276,7 +277,8 @@ describe.each(ENGINES)(
       const intent = await s.liveIntent({ amount: 3000 });
       const paid = await s.pay(intent.client_secret, '4242424242424242');
       // Stripe has made the refund and sent its event; its answer to our call is slower than the event.
-      s.double.arm('refund', { fault: 'delay_after_commit', delayMs: 300 }, 1);
+      // Held until the event has been delivered and answered, then answered at once.
+      s.double.arm('refund', { ...LOST_ANSWER, untilWebhooksSent: true }, 1);
       const refund = await s.t.call('POST', `/api/v1/transactions/${paid.json.transaction_id}/refunds`, {
         key: s.shop.secretKey,
         body: { amount: 1000 },
@@ -299,5 +301,6 @@ describe.each(ENGINES)(
       expect(settled).toHaveLength(1);
     });
   },
-  20_000,
+  // A lost answer waits out the connector's deadline twice (2 x 3 s).
+  30_000,
 );

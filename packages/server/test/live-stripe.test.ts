@@ -3,7 +3,7 @@ import { DAY, MINUTE } from '../src/clock.ts';
 import { expireDueIntents } from '../src/domain/payments/expire.ts';
 import { paymentDeps } from '../src/services.ts';
 import { ENGINES } from './support/engines.ts';
-import { type LiveStripe, useLiveStripe } from './support/live-stripe.ts';
+import { DROPPED_ANSWER, type LiveStripe, LOST_ANSWER, useLiveStripe } from './support/live-stripe.ts';
 import { intentsForAttempt } from './support/stripe-double.ts';
 
 /** Live payments through the widget API, the Stripe connector and the Stripe double (real SDK, loopback). */
@@ -113,7 +113,7 @@ describe.each(ENGINES)(
 
     it('Stripe committed but the answer was lost twice: processing, no second attempt, then the reconciler settles it', async () => {
       s.hooksOff();
-      s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+      s.double.arm('create', LOST_ANSWER, 2);
       const intent = await s.liveIntent();
       const res = await s.pay(intent.client_secret, '4242424242424242');
       expect(res.json).toMatchObject({ status: 'processing', success: false });
@@ -168,12 +168,18 @@ describe.each(ENGINES)(
     });
 
     it('a late webhook after the reconciler settled the attempt changes nothing', async () => {
-      s.double.webhooks.arm({ fault: 'late', delayMs: 4000 });
-      s.double.arm('create', { fault: 'delay_after_commit', delayMs: 2000 }, 2);
+      // Late by order, not by a timer: the event goes nowhere until the reconciler has settled
+      // the attempt, then Stripe's retry delivers it.
+      s.hooksOff();
+      s.double.arm('create', DROPPED_ANSWER, 2);
       const intent = await s.liveIntent();
       const res = await s.pay(intent.client_secret, '4242424242424242');
+      expect(res.json.status).toBe('processing');
       s.clock.advance(MINUTE + 1);
       expect((await s.reconcile()).settled.map((tx) => tx.id)).toContain(res.json.transaction_id);
+      s.hooksOn();
+      const event = s.double.webhooks.events.find((e) => e.type === 'payment_intent.succeeded');
+      expect(s.double.webhooks.resend(String(event?.id))).toBe(true);
       await s.double.webhooks.settled();
       expect(s.double.webhooks.sent.map((w) => [w.type, w.status])).toEqual([['payment_intent.succeeded', 200]]);
       const events = await s.t.call('GET', '/api/v1/events?type=payment_intent.succeeded', { key: s.shop.secretKey });
@@ -184,5 +190,6 @@ describe.each(ENGINES)(
       s.clock.set(Date.now());
     });
   },
-  20_000,
+  // Two lost answers wait out the connector's deadline twice (2 x 3 s).
+  30_000,
 );

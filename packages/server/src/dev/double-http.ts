@@ -10,7 +10,12 @@ import type { WebhookFault, WebhookSender } from './stripe-double/webhooks.ts';
 
 /** The same menu in every double (docs/live.md). */
 export type ApiFault =
-  | { fault: 'delay_after_commit'; delayMs: number }
+  /**
+   * The call is done and kept, its answer sent `delayMs` late. The Stripe double also stops
+   * waiting when the client hangs up, and with `untilWebhooksSent` answers as soon as the
+   * events the call caused were delivered.
+   */
+  | { fault: 'delay_after_commit'; delayMs: number; untilWebhooksSent?: boolean }
   | { fault: 'drop_after_commit' }
   | { fault: 'error_500_before' }
   | { fault: 'error_500_after' }

@@ -14,17 +14,37 @@ import { card, confirm, createIntent } from './widget-client.ts';
 
 export type TestStripe = Awaited<ReturnType<typeof startTestStripe>>;
 
+/**
+ * The connector's deadline in these suites: long enough that an answer the double gives at once
+ * is never late on a loaded 2-core machine (600 ms was: an approval became an unknown outcome).
+ */
+export const CONNECTOR_DEADLINE_MS = 3000;
+
+/**
+ * A lost answer: the call is done and kept at the acquirer, its answer held back until the
+ * connector has given up and hung up (the Stripe double stops waiting then), never by a race of
+ * two timers. A minute is past any test's timeout: a connector that never gave up fails the test.
+ */
+export const LOST_ANSWER = { fault: 'delay_after_commit', delayMs: 60_000 } as const;
+
+/**
+ * A lost answer that costs no deadline: the call is done and kept, the connection dropped
+ * before the answer. For tests about what follows a lost answer (notices, the reconciler) rather
+ * than about the connector's deadline; each held LOST_ANSWER waits out the deadline twice.
+ */
+export const DROPPED_ANSWER = { fault: 'drop_after_commit' } as const;
+
 /** A server whose live connector is Stripe, pointed at the Stripe double, webhooks wired back to it. */
 export async function startLiveStripe(engine: Engine, options: { timeoutMs?: number } = {}) {
   const double = await startTestStripe();
-  const connector = { name: 'stripe', stripe: double.config(options.timeoutMs ?? 600) } as const;
+  const connector = { name: 'stripe', stripe: double.config(options.timeoutMs ?? CONNECTOR_DEADLINE_MS) } as const;
   return startLive(engine, double, connector, { path: '/hooks/stripe', secret: STRIPE_WEBHOOK_SECRET });
 }
 
 /** The same over the Checkout.com double (webhooks at /hooks/checkout-com). */
 export async function startLiveCheckout(engine: Engine, options: { timeoutMs?: number } = {}) {
   const double = await startTestCheckout();
-  const connector = { name: 'checkout', checkout: double.config(options.timeoutMs ?? 600) } as const;
+  const connector = { name: 'checkout', checkout: double.config(options.timeoutMs ?? CONNECTOR_DEADLINE_MS) } as const;
   return startLive(engine, double, connector, { path: '/hooks/checkout-com', secret: CHECKOUT_WEBHOOK_SECRET });
 }
 

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { reportFigure } from './battery.ts';
 import { type Answer, call, type LoadRecord, type ObolusOnDatabase, pay, startPaymentLoad } from './outage.ts';
 import { until } from './until.ts';
 
@@ -6,9 +7,43 @@ import { until } from './until.ts';
  * What must hold while the database is away and after it (decision 0220): the checks of
  * test/database-outage.test.ts and database-failover.test.ts, on Obolus started by outage.ts.
  */
-/** The issue's bounds: every answer during the outage within 5 s, recovery within 15 s. */
-export const ANSWER_WITHIN_MS = 5000;
-export const RECOVER_WITHIN_MS = 15_000;
+/**
+ * The issue asked for every answer during an outage within 5 s and recovery within 15 s; those
+ * durations are reported (`reportFigure`), not asserted (decisions 0272, 0273): a loaded machine
+ * decides them. What is asserted is that each answer is the 503 the deadlines write, given while
+ * the database is still away (an answer at all proves no hang; the test's timeout guards that),
+ * and that readiness comes back in the same process once the database is back.
+ */
+const answerTimes: number[] = [];
+const noted = (answer: Answer) => answerTimes.push(answer.ms);
+
+/** The slowest answer seen during the outage, reported and then forgotten. */
+export function reportAnswerTimes(name: string): void {
+  if (answerTimes.length === 0) return;
+  const slowest = Math.max(...answerTimes);
+  reportFigure(`${name}: slowest of ${answerTimes.length} answers during the outage`, `${Math.round(slowest)} ms`);
+  answerTimes.length = 0;
+}
+
+/** The causes the database deadlines write (connect timeout, statement timeout, read timeout). */
+const DEADLINE_CAUSE = /timeout exceeded when trying to connect|Query read timeout|statement timeout/;
+
+/**
+ * Each answer's request failed on a database deadline, by the server's own log line for its
+ * request id (written a moment after the answer): with the database unreachable and silent,
+ * nothing else could have ended it.
+ */
+export async function expectEndedByDeadline(app: ObolusOnDatabase, answers: Answer[]): Promise<void> {
+  const lineOf = (id: string) =>
+    app.serve
+      .output()
+      .split('\n')
+      .find((line) => line.includes('request failed: database unavailable') && line.includes(`"request_id":"${id}"`));
+  for (const answer of answers) {
+    const id = answer.headers.get('request-id') as string;
+    await expect.poll(() => lineOf(id), { message: `log line of ${id}` }).toMatch(DEADLINE_CAUSE);
+  }
+}
 
 const UNAVAILABLE_MESSAGE =
   'The service is briefly unavailable: it cannot reach its database. Try again in a few seconds.';
@@ -23,7 +58,7 @@ export function expectApiUnavailable(answer: Answer): void {
     message: UNAVAILABLE_MESSAGE,
   });
   expect(answer.json.error.request_id).toBe(answer.headers.get('request-id'));
-  expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  noted(answer);
 }
 
 /** While the database is away: every surface answers 503 in its own shape, fast; the process lives. */
@@ -40,13 +75,13 @@ export async function expectUnavailableEverywhere(app: ObolusOnDatabase, intent:
   expect(transactions.status, transactions.text).toBe(503);
   expect(transactions.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(transactions.json).toEqual({ error: UNAVAILABLE_MESSAGE });
-  expect(transactions.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  noted(transactions);
   const dashboard = await call(app.url, 'GET', '/dashboard', { headers: { cookie: 'obolus_session=any' } });
   expect(dashboard.status).toBe(503);
   expect(dashboard.headers.get('content-type')).toMatch(/^text\/html/);
   expect(dashboard.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(dashboard.text).toContain('cannot reach its database');
-  expect(dashboard.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  noted(dashboard);
   // The shopper's pages: the widget's frame and the hosted checkout page say to reload.
   const pages = await Promise.all([
     call(app.url, 'GET', `/embed?pk=${app.shop.clientKey}&mode=sandbox`),
@@ -56,7 +91,7 @@ export async function expectUnavailableEverywhere(app: ObolusOnDatabase, intent:
     expect(page.status).toBe(503);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.text).toContain('Payments are briefly unavailable');
-    expect(page.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    noted(page);
   }
   for (const answer of [...answers, transactions, dashboard, ...pages]) expectNothingOfTheDriver(answer.text);
   expect((await call(app.url, 'GET', '/healthz')).status).toBe(200);
@@ -68,7 +103,7 @@ export async function expectUnavailableEverywhere(app: ObolusOnDatabase, intent:
   expect(await metrics.text()).toContain('obolus_payment_attempts_requires_review');
   const ready = await call(app.url, 'GET', '/readyz');
   expect(ready.status).toBe(503);
-  expect(ready.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  noted(ready);
 }
 
 function expectNothingOfTheDriver(text: string): void {
@@ -92,12 +127,14 @@ export function expectAlive(app: ObolusOnDatabase): void {
   expect(output).not.toContain("Emitted 'error' event");
 }
 
-/** Polls /readyz until 200; answers how long it took. */
-export async function recoveryTime(app: ObolusOnDatabase, since: number): Promise<number> {
+/**
+ * Polls /readyz until 200 and reports how long it took. No bound but the test's timeout (the
+ * hang guard): the same process must serve again, expectAlive checks it is the same.
+ */
+export async function readyAgain(app: ObolusOnDatabase, since: number, name: string): Promise<void> {
   for (;;) {
     const ready = await call(app.url, 'GET', '/readyz').catch(() => null);
-    if (ready?.status === 200) return Date.now() - since;
-    if (Date.now() - since > RECOVER_WITHIN_MS) throw new Error('not ready again within 15 s');
+    if (ready?.status === 200) return reportFigure(`${name}: ready again after`, `${Date.now() - since} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -148,7 +185,7 @@ export async function expectGuarantees(
   for (const answer of record.answers) {
     expect(answer.status, answer.text).not.toBe(0);
     if (answer.status >= 500) expectApiUnavailable(answer);
-    else expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    else noted(answer);
   }
   const key = app.shop.secretKey;
   for (const [id, { amount, clientSecret }] of record.created) {
@@ -187,7 +224,7 @@ async function untilAsync(check: () => Promise<boolean>, ms = 20_000): Promise<v
 /**
  * An outage as merchants and shoppers live it: payments under way, webhooks falling due,
  * `down()` takes the database away, every surface is checked meanwhile (and `meanwhile()`),
- * `up()` brings one back; Obolus must serve again within 15 s and keep every guarantee.
+ * `up()` brings one back; the same Obolus must serve again and keep every guarantee.
  */
 export async function expectToLiveThrough(
   app: ObolusOnDatabase,
@@ -212,12 +249,14 @@ export async function expectToLiveThrough(
 
   await outage.up();
   const back = Date.now();
-  expect(await recoveryTime(app, back)).toBeLessThan(RECOVER_WITHIN_MS);
+  await readyAgain(app, back, 'outage');
   const created = load.record.created.size;
-  await until(() => load.record.created.size > created + 3, RECOVER_WITHIN_MS);
+  // The load gets through again (a hang guard, not a figure: the test's own timeout is longer).
+  await until(() => load.record.created.size > created + 3, 60_000);
   const record = await load.stop();
   expectAlive(app);
   expect(record.answers.some((answer) => answer.status === 503)).toBe(true);
   await expectGuarantees(app, record, outage.query);
   expect(webhooks.deliveredAfter(back)).toBe(true);
+  reportAnswerTimes('outage');
 }

@@ -125,7 +125,7 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     if (key) res.setHeader('Idempotency-Key', key);
     // Delivery faults hit a replayed answer too: the network, not Stripe, lost it.
     if (fault?.fault === 'drop_after_commit') return void req.socket.destroy();
-    if (fault?.fault === 'delay_after_commit') await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.fault === 'delay_after_commit') await heldBack(res, fault, webhooks);
     if (res.destroyed) return;
     return send(res, answer.status, answer.body);
   };
@@ -185,6 +185,29 @@ export async function startStripeDouble(options: { port?: number; secretKey?: st
     reset: listening.reset,
     close: listening.close,
   };
+}
+
+/**
+ * A slow answer: held `delayMs`, or with `untilWebhooksSent` until the events the call caused
+ * have been delivered (at most `delayMs`). A client that hangs up meanwhile ends the wait: the
+ * answer is lost, as it would be at Stripe, and no timer outlives the exchange, so a test can
+ * hold an answer "for ever" and go on once the connector has given up.
+ */
+function heldBack(
+  res: ServerResponse,
+  fault: Extract<ApiFault, { fault: 'delay_after_commit' }>,
+  webhooks: WebhookSender,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, fault.delayMs);
+    function done() {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    }
+    res.once('close', done);
+    if (fault.untilWebhooksSent) void webhooks.settled().then(done);
+  });
 }
 
 const apiError = () => errorBody({ type: 'api_error', message: 'An unknown error occurred.' });
