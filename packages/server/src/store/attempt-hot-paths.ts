@@ -1,6 +1,6 @@
 import type { EventDraft } from '../domain/events.ts';
 import type { PaymentIntent } from '../domain/intents.ts';
-import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
+import type { AttemptRules, BeginOutcome, FinishedIntentStatus, WindowSlot } from '../domain/payments/ports.ts';
 import type { Transaction } from '../domain/transactions.ts';
 import { intentRow } from './intent-rows.ts';
 import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
@@ -12,12 +12,19 @@ import type { PaymentIntentsTable, TransactionsTable } from './schema.ts';
  * read (its updatedAt), so the intent after is known without reading it back, and its events
  * are written in the same unit. PaymentsRepository takes the general path without them.
  */
+/** What finishing an attempt does to its intent: its status (requires_capture: until `captureBefore`), the slot given back. */
+export interface FinishChange {
+  intentStatus: FinishedIntentStatus;
+  captureBefore?: number;
+  release?: WindowSlot;
+}
+
 export interface AttemptHotPaths {
   /** As PaymentStore.beginAttempt; `events` are the drafts of the intent after (startedIntent). */
   beginAttempt?(
     intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    rules: AttemptRules,
     events: EventDraft[],
   ): Promise<BeginOutcome>;
   /**
@@ -28,11 +35,7 @@ export interface AttemptHotPaths {
   finishAttempt?(
     intent: PaymentIntent,
     tx: Transaction,
-    change: {
-      intentStatus: 'succeeded' | 'failed' | 'requires_capture';
-      captureBefore?: number;
-      release?: WindowSlot;
-    },
+    change: FinishChange,
     events: EventDraft[],
   ): Promise<boolean | 'intent_changed'>;
 }
@@ -70,7 +73,7 @@ export function startedIntent(intent: PaymentIntent, tx: Transaction, now: numbe
 export function finishedIntent(
   intent: PaymentIntent,
   tx: Transaction,
-  status: 'succeeded' | 'failed' | 'requires_capture',
+  status: FinishedIntentStatus,
   captureBefore: number | undefined,
 ): PaymentIntent {
   return {

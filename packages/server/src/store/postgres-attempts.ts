@@ -2,9 +2,16 @@ import type pg from 'pg';
 import type { EventDraft } from '../domain/events.ts';
 import type { PaymentIntent } from '../domain/intents.ts';
 import { CiphertextReplayed } from '../domain/payments/card-binding.ts';
-import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
+import type { AttemptRules, BeginOutcome } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
-import { AS_READ, type AttemptHotPaths, asRead, FINISHED_COLUMNS, startedIntent } from './attempt-hot-paths.ts';
+import {
+  AS_READ,
+  type AttemptHotPaths,
+  asRead,
+  FINISHED_COLUMNS,
+  type FinishChange,
+  startedIntent,
+} from './attempt-hot-paths.ts';
 import { appendEventsCtes, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 
@@ -120,7 +127,7 @@ export class PostgresAttempts implements AttemptHotPaths {
   async beginAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    rules: AttemptRules,
     events: EventDraft[],
   ): Promise<BeginOutcome> {
     const { now, slot, ciphertext: use } = rules;
@@ -168,7 +175,7 @@ export class PostgresAttempts implements AttemptHotPaths {
   async finishAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    change: { intentStatus: 'succeeded' | 'failed' | 'requires_capture'; captureBefore?: number; release?: WindowSlot },
+    change: FinishChange,
     events: EventDraft[],
   ): Promise<boolean | 'intent_changed'> {
     const { release } = change;

@@ -1,8 +1,8 @@
 import type { EventDraft } from '../domain/events.ts';
 import type { PaymentIntent } from '../domain/intents.ts';
-import type { CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
+import type { AttemptRules } from '../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../domain/transactions.ts';
-import { AS_READ, asRead, FINISHED_COLUMNS } from './attempt-hot-paths.ts';
+import { AS_READ, asRead, FINISHED_COLUMNS, type FinishChange } from './attempt-hot-paths.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { transactionRow } from './repos/transactions.ts';
 import type { TransactionsTable } from './schema.ts';
@@ -74,7 +74,7 @@ export const BEGIN_GUARDS = { lost: 'lost', slots: 'rate_limited', replayed: 're
 export function beginUnit(
   intent: PaymentIntent,
   tx: Transaction,
-  rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+  rules: AttemptRules,
   drafts: EventDraft[],
 ): Statement[] {
   const { now, slot, ciphertext: use } = rules;
@@ -105,7 +105,7 @@ export const FINISH_GUARDS = { finished: 'finished', intentChanged: 'intent_chan
 export function finishUnit(
   intent: PaymentIntent,
   tx: Transaction,
-  change: { intentStatus: 'succeeded' | 'failed' | 'requires_capture'; captureBefore?: number; release?: WindowSlot },
+  change: FinishChange,
   drafts: EventDraft[],
 ): Statement[] {
   const { release } = change;

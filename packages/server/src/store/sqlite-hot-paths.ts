@@ -2,10 +2,10 @@ import type SQLite from 'better-sqlite3';
 import type { EventDraft } from '../domain/events.ts';
 import type { PaymentIntent } from '../domain/intents.ts';
 import { CiphertextReplayed } from '../domain/payments/card-binding.ts';
-import type { BeginOutcome, CiphertextUse, WindowSlot } from '../domain/payments/ports.ts';
+import type { AttemptRules, BeginOutcome } from '../domain/payments/ports.ts';
 import type { Transaction } from '../domain/transactions.ts';
 import type { AccountId } from '../ids.ts';
-import { type AttemptHotPaths, startedIntent } from './attempt-hot-paths.ts';
+import { type AttemptHotPaths, type FinishChange, startedIntent } from './attempt-hot-paths.ts';
 import { endOfTurn } from './end-of-turn.ts';
 import { appendEventsSql, eventParams, eventRow } from './event-insert.ts';
 import { type HotPaths, INTENT_COLUMNS } from './hot-paths.ts';
@@ -67,7 +67,7 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
   async beginAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    rules: AttemptRules,
     events: EventDraft[],
   ): Promise<BeginOutcome> {
     if (rules.slot.limit <= 0) return { refused: 'rate_limited' };
@@ -81,7 +81,7 @@ export class SqliteHotPaths implements HotPaths, AttemptHotPaths {
   async finishAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    change: { intentStatus: 'succeeded' | 'failed' | 'requires_capture'; captureBefore?: number; release?: WindowSlot },
+    change: FinishChange,
     events: EventDraft[],
   ): Promise<boolean | 'intent_changed'> {
     const stopped = await this.#thread.run(finishUnit(intent, tx, change, events));

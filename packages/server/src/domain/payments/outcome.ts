@@ -6,7 +6,14 @@ import { type Transaction, TX_STATUS, transactionEvent } from '../transactions.t
 import type { FailureLimiter } from './failure-limiter.ts';
 import { normalizeIssuer } from './issuer-details.ts';
 import { mismatchOf, raisedForReview } from './matching.ts';
-import type { AuthorizeOutcome, IssuerInfo, PaymentStore, ProcessorRefs, WindowSlot } from './ports.ts';
+import type {
+  AuthorizeOutcome,
+  FinishedIntentStatus,
+  IssuerInfo,
+  PaymentStore,
+  ProcessorRefs,
+  WindowSlot,
+} from './ports.ts';
 
 /** What the shopper's widget learns about an attempt. */
 export type PaymentOutcome =
@@ -168,7 +175,7 @@ async function finish(
   deps: OutcomeDeps,
   known: PaymentIntent,
   tx: Transaction,
-  intentStatus: 'succeeded' | 'failed' | 'requires_capture',
+  intentStatus: FinishedIntentStatus,
   eventType: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.amount_capturable_updated',
   change: { captureBefore?: number; release?: WindowSlot | undefined } = {},
 ): Promise<RecordedOutcome> {

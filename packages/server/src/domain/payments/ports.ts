@@ -32,6 +32,17 @@ export type BeginOutcome =
   | { refused: 'lost' | 'rate_limited' };
 
 /** What the payment use cases need from the store. Every write is one database transaction with its events. */
+/** What beginning an attempt is checked against: its time, the failed-attempt cap, the card's ciphertext, the card-testing slot. */
+export interface AttemptRules {
+  now: number;
+  maxFailedAttempts: number;
+  ciphertext: CiphertextUse;
+  slot: WindowSlot;
+}
+
+/** Where a finished attempt leaves its intent. */
+export type FinishedIntentStatus = 'succeeded' | 'failed' | 'requires_capture';
+
 export interface PaymentStore {
   /**
    * Compare-and-set on `intent` as read (its updatedAt): requires_payment | failed ->
@@ -44,7 +55,7 @@ export interface PaymentStore {
   beginAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    rules: AttemptRules,
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<BeginOutcome>;
 
@@ -57,7 +68,7 @@ export interface PaymentStore {
   finishAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    intentStatus: 'succeeded' | 'failed' | 'requires_capture',
+    intentStatus: FinishedIntentStatus,
     events: (intent: PaymentIntent) => EventDraft[],
     change?: { captureBefore?: number; release?: WindowSlot },
   ): Promise<PaymentIntent | null>;

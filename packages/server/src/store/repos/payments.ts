@@ -2,7 +2,13 @@ import { type Transaction as DbTransaction, type Kysely, type Selectable, type S
 import type { EventDraft } from '../../domain/events.ts';
 import type { CancellationReason, PaymentIntent } from '../../domain/intents.ts';
 import { CiphertextReplayed } from '../../domain/payments/card-binding.ts';
-import type { BeginOutcome, CiphertextUse, PaymentStore, WindowSlot } from '../../domain/payments/ports.ts';
+import type {
+  AttemptRules,
+  BeginOutcome,
+  FinishedIntentStatus,
+  PaymentStore,
+  WindowSlot,
+} from '../../domain/payments/ports.ts';
 import { type Transaction, TX_STATUS } from '../../domain/transactions.ts';
 import { AS_READ, type AttemptHotPaths, asRead, finishedIntent, startedIntent } from '../attempt-hot-paths.ts';
 import type { Database, TransactionsTable } from '../schema.ts';
@@ -84,7 +90,7 @@ export class PaymentsRepository implements PaymentStore {
   async beginAttempt(
     intent: PaymentIntent,
     tx: Transaction,
-    rules: { now: number; maxFailedAttempts: number; ciphertext: CiphertextUse; slot: WindowSlot },
+    rules: AttemptRules,
     events: (intent: PaymentIntent) => EventDraft[],
   ): Promise<BeginOutcome> {
     const after = startedIntent(intent, tx, rules.now);
@@ -125,7 +131,7 @@ export class PaymentsRepository implements PaymentStore {
   async finishAttempt(
     known: PaymentIntent,
     tx: Transaction,
-    intentStatus: 'succeeded' | 'failed' | 'requires_capture',
+    intentStatus: FinishedIntentStatus,
     events: (intent: PaymentIntent) => EventDraft[],
     change: { captureBefore?: number; release?: WindowSlot } = {},
   ): Promise<PaymentIntent | null> {
