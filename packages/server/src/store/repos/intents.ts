@@ -1,20 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { EventDraft } from '../../domain/events.ts';
-import type {
-  CancellationReason,
-  CaptureMethod,
-  IntentFilter,
-  IntentStatus,
-  IntentStore,
-  Page,
-  PaymentIntent,
-} from '../../domain/intents.ts';
-import type { AccountId, IntentId } from '../../ids.ts';
+import type { IntentFilter, IntentStore, Page, PaymentIntent } from '../../domain/intents.ts';
+import type { AccountId } from '../../ids.ts';
 import { readAtEndOfTurn } from '../end-of-turn.ts';
 import type { HotPaths } from '../hot-paths.ts';
 import { intentRow, toIntent } from '../intent-rows.ts';
 import { olderThan, toPage } from '../keyset.ts';
-import type { Database, PaymentIntentsTable } from '../schema.ts';
+import type { Database } from '../schema.ts';
 import { TransactionPerWrite, type WriteRunner } from '../write-runner.ts';
 import { appendEvents } from './events.ts';
 
