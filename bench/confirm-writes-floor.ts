@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import { intentEvent } from '../packages/server/src/domain/intents.ts';
 import {
   NOT_YET_PROCESSED,
@@ -28,6 +27,7 @@ import { toIntent } from '../packages/server/src/store/repos/intents.ts';
 import type { PaymentIntentsTable } from '../packages/server/src/store/schema.ts';
 import { beginUnit, finishUnit } from '../packages/server/src/store/sqlite-attempts.ts';
 import type { Statement } from '../packages/server/src/store/sqlite-writer.ts';
+import { openWriterConnection } from '../packages/server/src/store/sqlite-writer-connection.ts';
 
 const CONFIRMS = Number(process.argv[2] ?? 5000);
 const BATCH = 25;
@@ -42,21 +42,8 @@ const accountId = JSON.parse(
   }).toString(),
 ).account_id as AccountId;
 
-// As the writer thread opens its connection (store/sqlite-writer-thread.ts).
-const db = new SQLite(file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('foreign_keys = ON');
-db.pragma(`cache_size = ${-32 * 1024}`);
-const cache = new Map<string, SQLite.Statement>();
-const prepared = (sql: string) => {
-  let statement = cache.get(sql);
-  if (!statement) {
-    statement = db.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
-};
+// As the writer thread opens its connection.
+const { db, prepared } = openWriterConnection(file);
 
 /** Units in batches of BATCH, each batch one transaction and one durable commit: µs of wall and CPU per unit. */
 function timed(units: Statement[][]): { wall: number; cpu: number } {

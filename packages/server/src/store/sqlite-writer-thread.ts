@@ -13,7 +13,7 @@
  */
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import { openWriterConnection } from './sqlite-writer-connection.ts';
 
 type Params = Record<string, unknown> | unknown[];
 interface Batch {
@@ -25,25 +25,7 @@ interface Batch {
 type Outcome = { ok: true; stopped?: string } | { ok: false; message: string; code?: string };
 
 const { file, crashAtBatch } = workerData as { file: string; crashAtBatch: number };
-const db = new SQLite(file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = ON');
-// This connection commits most and so checkpoints most: it cuts the WAL back as well (0120).
-db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-// As store/database.ts's PAGE_CACHE (this file runs outside the app's module graph).
-db.pragma(`cache_size = ${-32 * 1024}`);
-
-const cache = new Map<string, SQLite.Statement>();
-const prepared = (sql: string) => {
-  let statement = cache.get(sql);
-  if (!statement) {
-    statement = db.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
-};
+const { db, prepared } = openWriterConnection(file);
 
 const failure = (error: unknown): Outcome => ({
   ok: false,
